@@ -1,0 +1,70 @@
+// The text environment contract: async reset/step over observation text and admissible commands.
+import { z } from 'zod';
+import { createRegistry } from './registry';
+
+/**
+ * Per-step facts every env reports. `won`: the task is accomplished. `valid`: the env understood
+ * and executed the action (an inadmissible or malformed action is an observation, never an
+ * exception, and has `valid: false`). Envs may add JSON-serialisable keys of their own.
+ */
+export const envInfoSchema = z.looseObject({
+  won: z.boolean(),
+  valid: z.boolean(),
+  /** The goal in words, as the agent should be told it. */
+  task: z.string().optional(),
+  taskId: z.string().optional(),
+  taskType: z.string().optional(),
+  /** Set by a vector env when this env failed or timed out and was deactivated. */
+  error: z.string().optional(),
+});
+export type EnvInfo = z.infer<typeof envInfoSchema>;
+
+export const stepResultSchema = z.object({
+  observation: z.string(),
+  /** Commands the env accepts now, in the env's own order. */
+  admissibleActions: z.array(z.string()),
+  reward: z.number().refine(Number.isFinite, 'reward must be finite'),
+  /** The episode ended by the env's rules (won or lost). */
+  terminated: z.boolean(),
+  /** The episode was cut by a limit (step limit, timeout), not by the env's rules. */
+  truncated: z.boolean(),
+  info: envInfoSchema,
+});
+export type StepResult = z.infer<typeof stepResultSchema>;
+
+export const resetOptionsSchema = z.object({
+  seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  /** Which task to play; envs with a single task family may derive it from the seed. */
+  taskId: z.string().min(1).optional(),
+});
+export type ResetOptions = z.infer<typeof resetOptionsSchema>;
+
+export interface TextEnv {
+  /** The registry id of this env's kind, e.g. `alfworld`. */
+  readonly envId: string;
+  /** Starts a new episode. The same options give the same episode. */
+  reset(options: ResetOptions): Promise<StepResult>;
+  /** Plays one command. Never throws for a bad action: that is `info.valid = false`. */
+  step(action: string): Promise<StepResult>;
+  close?(): Promise<void>;
+}
+
+/** Creates a fresh, independent env. `config` is env-specific and validated by the env. */
+export type TextEnvFactory = (config?: unknown) => TextEnv;
+
+/**
+ * A batch of envs stepped together. `active[i]` is false once env i terminated, truncated,
+ * failed or timed out; stepping it then yields `null` for that slot. An env that throws or
+ * exceeds the per-call timeout is deactivated and reports `truncated: true` with `info.error`.
+ */
+export interface VectorEnv {
+  readonly size: number;
+  readonly active: readonly boolean[];
+  reset(options: readonly ResetOptions[]): Promise<StepResult[]>;
+  /** One action per env; `null` for envs that should not be stepped this call. */
+  step(actions: readonly (string | null)[]): Promise<(StepResult | null)[]>;
+  close(): Promise<void>;
+}
+
+/** Envs by string id, so configs name an env and packages register their own. */
+export const envRegistry = createRegistry<TextEnvFactory>('environment');
