@@ -1,0 +1,140 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '@pilotrl/core';
+import { describe, expect, it } from 'vitest';
+import { loadConfigFile, modelDimensions, parseConfig } from './config';
+import { presetConfig, presets } from './presets';
+
+const minimal = {
+  stages: [
+    {
+      kind: 'joint',
+      iterations: 2,
+      tasksPerIteration: 2,
+      groupSize: 4,
+      learningRate: 1e-4,
+      rewards: { outcome: 1 },
+    },
+  ],
+};
+
+function problems(value: unknown): string {
+  try {
+    parseConfig(value);
+  } catch (error) {
+    expect(ConfigError.isInstance(error)).toBe(true);
+    return (error as Error).message;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('curriculum config', () => {
+  it('fills defaults: the built-in ALFWorld generator, AdaPlan, PilotRL clip settings', () => {
+    const config = parseConfig(minimal);
+    expect(config.env.id).toBe('alfworld');
+    expect(config.agent.paradigm).toBe('adaplan');
+    expect(config.stages[0]!.loss).toMatchObject({
+      clipLow: 0.2,
+      dualClip: 3,
+      aggregation: 'token-mean',
+      klCoef: 0,
+    });
+    expect(config.eval.splits).toEqual(['valid_seen', 'valid_unseen']);
+  });
+
+  it('names an unknown key and lists the keys allowed there', () => {
+    const message = problems({ ...minimal, policy: { size: 'small', widht: 3 } });
+    expect(message).toContain('policy: unknown key "widht"; allowed here: size, dModel, layers');
+    const stageMessage = problems({ stages: [{ ...minimal.stages[0], lr: 1 }] });
+    expect(stageMessage).toContain('stages.0: unknown key "lr"');
+    expect(stageMessage).toContain('learningRate');
+  });
+
+  it('names an unknown stage kind, estimator and reward with the allowed values', () => {
+    expect(problems({ stages: [{ ...minimal.stages[0], kind: 'warmup' }] })).toMatch(
+      /stages\.0\.kind: .*follow.*plan.*joint/,
+    );
+    expect(problems({ stages: [{ ...minimal.stages[0], estimator: 'ppo2' }] })).toMatch(
+      /stages\.0\.estimator: .*grpo/,
+    );
+    expect(problems({ stages: [{ ...minimal.stages[0], rewards: { outcome: 1, sucess: 1 } }] })).toContain(
+      'stages.0.rewards.sucess: unknown reward; allowed: outcome, format, plan_adherence',
+    );
+  });
+
+  it('rejects inconsistent settings, naming the key', () => {
+    const stage = minimal.stages[0]!;
+    expect(problems({ agent: { paradigm: 'react' }, stages: [{ ...stage, kind: 'follow' }] })).toContain(
+      'stages.0.kind: stage "follow" trains plans, but agent.paradigm is "react"',
+    );
+    expect(problems({ stages: [{ ...stage, kind: 'plan' }] })).toContain(
+      'stages.0.rewards: stage "plan" needs a `judge`',
+    );
+    expect(problems({ stages: [{ ...stage, rewards: { outcome: 1, judge: 1 } }] })).toContain(
+      'stages.0.rewards.judge: the judge score is a stage "plan" reward only',
+    );
+    expect(problems({ stages: [{ ...stage, groupSize: 1 }] })).toContain(
+      'stages.0.groupSize: estimator "grpo"',
+    );
+    expect(
+      problems({ stages: [{ ...stage, kind: 'follow', planSource: 'llm', rewards: { outcome: 1 } }] }),
+    ).toContain('stages.0.planSource: "llm" needs a top-level `llm` section');
+    expect(problems({ ...minimal, policy: { dModel: 30, heads: 4 } })).toContain(
+      'policy.heads: dModel 30 is not divisible',
+    );
+    expect(problems({})).toContain('nothing to train');
+  });
+
+  it('reports every problem at once', () => {
+    const message = problems({ seed: -1, stages: [{ kind: 'joint' }] });
+    expect(message).toContain('seed:');
+    expect(message).toContain('stages.0.iterations');
+    expect(message).toContain('stages.0.learningRate');
+  });
+
+  it('loads YAML and JSON files and names the file in errors', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-config-'));
+    const yamlPath = join(dir, 'run.yaml');
+    writeFileSync(
+      yamlPath,
+      'name: mine\npolicy:\n  size: tiny\nstages:\n  - kind: joint\n    iterations: 2\n    tasksPerIteration: 2\n    groupSize: 2\n    learningRate: 0.001\n    rewards: { outcome: 1 }\n',
+    );
+    expect(loadConfigFile(yamlPath)).toMatchObject({ name: 'mine', policy: { size: 'tiny' } });
+    const jsonPath = join(dir, 'run.json');
+    writeFileSync(jsonPath, JSON.stringify({ ...minimal, evals: {} }));
+    expect(() => loadConfigFile(jsonPath)).toThrow(`Invalid curriculum in ${jsonPath}`);
+    writeFileSync(jsonPath, '{ "stages": ');
+    expect(() => loadConfigFile(jsonPath)).toThrow(/is not valid JSON/);
+  });
+
+  it('ships valid presets; paper carries PilotRL reference hyperparameters', () => {
+    for (const name of Object.keys(presets)) expect(presetConfig(name).name).toBe(name);
+    const paper = presetConfig('paper');
+    for (const stage of paper.stages) {
+      expect(stage).toMatchObject({ estimator: 'grpo', groupSize: 16 });
+      expect(stage.loss).toMatchObject({
+        clipLow: 0.2,
+        clipHigh: 0.2,
+        dualClip: 3,
+        klCoef: 0,
+        aggregation: 'token-mean',
+      });
+      expect(stage.rewards.overlong).toBeGreaterThan(0);
+    }
+    expect(paper.stages.map((s) => s.kind)).toEqual(['follow', 'plan', 'joint']);
+    expect(presetConfig('react-baseline').agent.paradigm).toBe('react');
+    expect(() => presetConfig('fast')).toThrow(
+      'Unknown preset "fast". Presets: quick, paper, react-baseline',
+    );
+  });
+
+  it('resolves named model sizes with explicit overrides', () => {
+    expect(modelDimensions(parseConfig({ ...minimal, policy: { size: 'tiny', layers: 3 } }).policy)).toEqual({
+      dModel: 32,
+      layers: 3,
+      heads: 2,
+      contextLength: 256,
+    });
+  });
+});

@@ -1,0 +1,276 @@
+// The curriculum config: one strict zod schema for a whole run (env, policy, agent, SFT warm start,
+// the three PilotRL stages, eval, checkpoints), loaded from YAML or JSON. Every object is strict, so
+// a misspelt key is an error naming the key and the keys allowed there.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { ConfigError } from '@pilotrl/core';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** A strict object whose unknown-key error lists the keys that are allowed at that place. */
+function strict<Shape extends z.ZodRawShape>(shape: Shape) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed here: ${allowed}`
+        : undefined,
+  });
+}
+
+const seed = z.number().int().nonnegative().max(0xffffffff);
+const positiveInt = z.number().int().positive();
+
+export const envConfigSchema = strict({
+  /** Registry id of the env (`alfworld` is the built-in generator). */
+  id: z.string().min(1).default('alfworld'),
+  /** Env-specific options, validated by the env's own factory. */
+  options: z.record(z.string(), z.unknown()).default({}),
+  /** Split the training tasks are drawn from. */
+  trainSplit: z.string().min(1).default('train'),
+  /** Step limit per episode. */
+  maxSteps: positiveInt.default(30),
+});
+
+export const modelSizes = {
+  tiny: { dModel: 32, layers: 1, heads: 2, contextLength: 256 },
+  small: { dModel: 64, layers: 2, heads: 4, contextLength: 384 },
+  base: { dModel: 128, layers: 4, heads: 4, contextLength: 512 },
+} as const;
+
+export const policyConfigSchema = strict({
+  /** A named size, or explicit dimensions. */
+  size: z.enum(Object.keys(modelSizes) as [keyof typeof modelSizes]).default('small'),
+  dModel: positiveInt.optional(),
+  layers: positiveInt.optional(),
+  heads: positiveInt.optional(),
+  contextLength: positiveInt.optional(),
+  /** Tasks whose text (observations, oracle plans and actions) trains the tokenizer. */
+  tokenizerCorpusTasks: positiveInt.default(200),
+  vocabSize: positiveInt.default(600),
+  /** Weight initialisation seed. */
+  seed: seed.default(1),
+  /** Start from this checkpoint directory instead of a fresh model. */
+  init: z.string().min(1).optional(),
+});
+
+export const agentConfigSchema = strict({
+  paradigm: z.enum(['adaplan', 'react']).default('adaplan'),
+  /** AdaPlan: when the unexecuted part of the plan is rewritten. */
+  planRevision: z.enum(['every-turn', 'never']).default('every-turn'),
+  /** Previous (action, observation) pairs kept in the prompt. */
+  historyWindow: z.number().int().nonnegative().default(2),
+  /** Penalty added to the reward of an episode per malformed turn. */
+  formatErrorPenalty: z.number().min(0).default(0.1),
+  temperature: z.number().min(0).default(1),
+  maxPlanTokens: positiveInt.default(96),
+  maxActionTokens: positiveInt.default(32),
+});
+
+export const sftConfigSchema = strict({
+  /** Oracle demonstrations generated from train tasks. */
+  demonstrations: positiveInt,
+  steps: positiveInt,
+  batchSize: positiveInt.default(32),
+  learningRate: z.number().positive(),
+});
+
+export const lossConfigSchema = strict({
+  clipLow: z.number().positive().default(0.2),
+  clipHigh: z.number().positive().default(0.2),
+  /** Dual-clip bound for negative advantages (null: off). */
+  dualClip: z.number().gt(1).nullable().default(3),
+  aggregation: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean']).default('token-mean'),
+  klCoef: z.number().min(0).default(0),
+  klEstimator: z.enum(['k1', 'k3']).default('k3'),
+  entropyCoef: z.number().min(0).default(0),
+});
+
+/** Reward components by name with their weights; names are those of `@pilotrl/rewards`. */
+const rewardWeights = z
+  .record(z.string().min(1), z.number().refine(Number.isFinite, 'must be finite'))
+  .refine((weights) => Object.keys(weights).length > 0, 'needs at least one reward component');
+
+export const rewardNames = [
+  'outcome',
+  'format',
+  'plan_adherence',
+  'judge',
+  'repeated_action',
+  'invalid_action',
+  'overlong',
+] as const;
+
+const stageBase = {
+  name: z.string().min(1).optional(),
+  iterations: positiveInt,
+  tasksPerIteration: positiveInt,
+  groupSize: positiveInt,
+  estimator: z.enum(['grpo', 'rloo', 'reinforce++', 'turn-level']).default('grpo'),
+  /** GRPO: divide by the group's standard deviation. */
+  normalizeStd: z.boolean().default(true),
+  loss: lossConfigSchema.default(lossConfigSchema.parse({})),
+  learningRate: z.number().positive(),
+  gradClipNorm: z.number().positive().default(1),
+  epochs: positiveInt.default(1),
+  minibatches: positiveInt.default(1),
+  rewards: rewardWeights,
+  /** Overlong penalty (DAPO): completions within `buffer` tokens of the limit lose up to `penalty`. */
+  overlongBuffer: z.number().int().nonnegative().default(8),
+};
+
+export const stageConfigSchema = z.discriminatedUnion('kind', [
+  strict({
+    kind: z.literal('follow'),
+    ...stageBase,
+    /** Who writes the plan the policy follows. */
+    planSource: z.enum(['oracle', 'llm']).default('oracle'),
+  }),
+  strict({
+    kind: z.literal('plan'),
+    ...stageBase,
+    /** Which judge scores plans: the deterministic reference judge or an LLM. */
+    judge: z.enum(['reference', 'llm']).default('reference'),
+  }),
+  strict({ kind: z.literal('joint'), ...stageBase }),
+]);
+
+export const llmConfigSchema = strict({
+  baseUrl: z.url(),
+  model: z.string().min(1),
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv: z.string().min(1).default('OPENAI_API_KEY'),
+});
+
+export const evalConfigSchema = strict({
+  splits: z.array(z.string().min(1)).min(1).default(['valid_seen', 'valid_unseen']),
+  /** Episodes per split. */
+  episodes: positiveInt.default(50),
+  /** Evaluate every this many iterations of each stage, and at the end of each stage. */
+  every: positiveInt.default(10),
+  temperature: z.number().min(0).default(0),
+});
+
+export const curriculumConfigSchema = strict({
+  name: z.string().min(1).default('custom'),
+  /** Master seed: task order, sampling; every derived seed is recorded in the run directory. */
+  seed: seed.default(1),
+  env: envConfigSchema.default(envConfigSchema.parse({})),
+  policy: policyConfigSchema.default(policyConfigSchema.parse({})),
+  agent: agentConfigSchema.default(agentConfigSchema.parse({})),
+  /** OpenAI-compatible model used for stage-1 plans or the LLM judge. */
+  llm: llmConfigSchema.optional(),
+  sft: sftConfigSchema.optional(),
+  stages: z.array(stageConfigSchema).default([]),
+  eval: evalConfigSchema.default(evalConfigSchema.parse({})),
+  checkpoint: strict({ every: positiveInt.default(5), keep: positiveInt.default(2) }).default({
+    every: 5,
+    keep: 2,
+  }),
+  /** Episodes written to episodes.jsonl per iteration. */
+  sampleEpisodes: z.number().int().nonnegative().default(2),
+}).superRefine((config, context) => {
+  const issue = (path: (string | number)[], message: string) =>
+    context.addIssue({ code: 'custom', path, message });
+  if (config.sft === undefined && config.stages.length === 0) {
+    issue(['stages'], 'nothing to train: give an `sft` section, at least one stage, or both');
+  }
+  config.stages.forEach((stage, index) => {
+    const at = (key: string) => ['stages', index, key];
+    for (const reward of Object.keys(stage.rewards)) {
+      if (!(rewardNames as readonly string[]).includes(reward)) {
+        issue(['stages', index, 'rewards', reward], `unknown reward; allowed: ${rewardNames.join(', ')}`);
+      }
+    }
+    if (stage.kind !== 'joint' && config.agent.paradigm === 'react') {
+      issue(at('kind'), `stage "${stage.kind}" trains plans, but agent.paradigm is "react"; use "joint"`);
+    }
+    if ('plan_adherence' in stage.rewards && stage.kind !== 'follow') {
+      issue(['stages', index, 'rewards', 'plan_adherence'], 'plan adherence is a stage "follow" reward only');
+    }
+    if ('judge' in stage.rewards && stage.kind !== 'plan') {
+      issue(['stages', index, 'rewards', 'judge'], 'the judge score is a stage "plan" reward only');
+    }
+    if (stage.kind === 'plan' && !('judge' in stage.rewards)) {
+      issue(at('rewards'), 'stage "plan" needs a `judge` reward weight (PilotRL: judge score + outcome)');
+    }
+    if (!('outcome' in stage.rewards)) {
+      issue(at('rewards'), 'every stage needs an `outcome` reward weight');
+    }
+    if (['grpo', 'rloo', 'turn-level'].includes(stage.estimator) && stage.groupSize < 2) {
+      issue(
+        at('groupSize'),
+        `estimator "${stage.estimator}" compares samples in a group; needs groupSize >= 2`,
+      );
+    }
+    if (stage.loss.clipLow >= 1) issue(['stages', index, 'loss', 'clipLow'], 'must be below 1');
+    if (stage.minibatches > stage.tasksPerIteration * stage.groupSize) {
+      issue(
+        at('minibatches'),
+        'more minibatches than episodes per iteration (tasksPerIteration × groupSize)',
+      );
+    }
+    const needsLlm =
+      (stage.kind === 'follow' && stage.planSource === 'llm') ||
+      (stage.kind === 'plan' && stage.judge === 'llm');
+    if (needsLlm && config.llm === undefined) {
+      issue(at(stage.kind === 'follow' ? 'planSource' : 'judge'), '"llm" needs a top-level `llm` section');
+    }
+  });
+  const dims = [config.policy.dModel, config.policy.heads];
+  if (dims[0] !== undefined && dims[1] !== undefined && dims[0] % dims[1] !== 0) {
+    issue(['policy', 'heads'], `dModel ${dims[0]} is not divisible by heads ${dims[1]}`);
+  }
+  if (config.policy.init !== undefined && config.sft !== undefined) {
+    issue(['sft'], 'policy.init loads a trained checkpoint; drop `sft` or `policy.init`');
+  }
+});
+
+export type CurriculumConfig = z.output<typeof curriculumConfigSchema>;
+export type CurriculumConfigInput = z.input<typeof curriculumConfigSchema>;
+export type StageConfig = CurriculumConfig['stages'][number];
+
+/** The model dimensions a config asks for, named size overridden by explicit fields. */
+export function modelDimensions(policy: CurriculumConfig['policy']) {
+  const base = modelSizes[policy.size];
+  return {
+    dModel: policy.dModel ?? base.dModel,
+    layers: policy.layers ?? base.layers,
+    heads: policy.heads ?? base.heads,
+    contextLength: policy.contextLength ?? base.contextLength,
+  };
+}
+
+/** Validates a parsed config object, or throws a ConfigError listing every problem with its key. */
+export function parseConfig(value: unknown, source = 'config'): CurriculumConfig {
+  const result = curriculumConfigSchema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    return `  ${path}: ${issue.message}`;
+  });
+  throw new ConfigError(`Invalid curriculum in ${source}:\n${problems.join('\n')}`);
+}
+
+/** Reads a `.yaml`, `.yml` or `.json` curriculum file. */
+export function loadConfigFile(path: string): CurriculumConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, { cause });
+  }
+  const extension = extname(path).toLowerCase();
+  let value: unknown;
+  try {
+    value = extension === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError(
+      `${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  return parseConfig(value, path);
+}

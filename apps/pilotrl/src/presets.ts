@@ -1,0 +1,106 @@
+// Named curricula shipped with the CLI: `quick` (a full curriculum in minutes on a laptop CPU),
+// `paper` (PilotRL's reference optimisation settings) and `react-baseline` (no plans, outcome RL).
+import { NotFoundError } from '@pilotrl/core';
+import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
+
+const quick: CurriculumConfigInput = {
+  name: 'quick',
+  seed: 1,
+  env: { id: 'alfworld', maxSteps: 30 },
+  policy: { size: 'small', tokenizerCorpusTasks: 120, seed: 1 },
+  agent: { paradigm: 'adaplan', planRevision: 'never', historyWindow: 2 },
+  sft: { demonstrations: 300, steps: 300, batchSize: 32, learningRate: 3e-3 },
+  stages: [
+    {
+      kind: 'follow',
+      iterations: 3,
+      tasksPerIteration: 4,
+      groupSize: 4,
+      learningRate: 3e-4,
+      rewards: { outcome: 1, plan_adherence: 0.5 },
+    },
+    {
+      kind: 'plan',
+      iterations: 3,
+      tasksPerIteration: 4,
+      groupSize: 4,
+      learningRate: 3e-4,
+      rewards: { outcome: 1, judge: 0.5 },
+    },
+    {
+      kind: 'joint',
+      iterations: 3,
+      tasksPerIteration: 4,
+      groupSize: 4,
+      learningRate: 3e-4,
+      rewards: { outcome: 1 },
+    },
+  ],
+  eval: { episodes: 20, every: 3 },
+  checkpoint: { every: 3, keep: 2 },
+};
+
+/** PilotRL's reference optimisation: GRPO, group 16, clip 0.2, dual-clip 3.0, no KL, token-mean, overlong penalty. */
+const paperLoss = { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, aggregation: 'token-mean', klCoef: 0 } as const;
+const paperStage = {
+  tasksPerIteration: 8,
+  groupSize: 16,
+  estimator: 'grpo',
+  loss: paperLoss,
+  learningRate: 1e-4,
+  overlongBuffer: 16,
+} as const;
+
+const paper: CurriculumConfigInput = {
+  name: 'paper',
+  seed: 1,
+  env: { id: 'alfworld', maxSteps: 50 },
+  policy: { size: 'base', tokenizerCorpusTasks: 500, seed: 1 },
+  agent: { paradigm: 'adaplan', planRevision: 'every-turn', historyWindow: 3 },
+  sft: { demonstrations: 2000, steps: 2400, batchSize: 32, learningRate: 2e-3 },
+  stages: [
+    {
+      kind: 'follow',
+      iterations: 100,
+      ...paperStage,
+      rewards: { outcome: 1, plan_adherence: 0.5, overlong: 1 },
+    },
+    { kind: 'plan', iterations: 100, ...paperStage, rewards: { outcome: 1, judge: 0.5, overlong: 1 } },
+    { kind: 'joint', iterations: 100, ...paperStage, rewards: { outcome: 1, overlong: 1 } },
+  ],
+  eval: { episodes: 200, every: 20 },
+  checkpoint: { every: 10, keep: 3 },
+};
+
+const reactBaseline: CurriculumConfigInput = {
+  ...quick,
+  name: 'react-baseline',
+  agent: { paradigm: 'react', historyWindow: 2 },
+  stages: [
+    {
+      kind: 'joint',
+      iterations: 9,
+      tasksPerIteration: 4,
+      groupSize: 4,
+      learningRate: 3e-4,
+      rewards: { outcome: 1 },
+    },
+  ],
+};
+
+export const presets: Readonly<Record<string, CurriculumConfigInput>> = {
+  quick,
+  paper,
+  'react-baseline': reactBaseline,
+};
+
+/** The validated preset `name`, or a NotFoundError listing the presets. */
+export function presetConfig(name: string): CurriculumConfig {
+  const preset = presets[name];
+  if (preset === undefined) {
+    throw new NotFoundError(
+      `Unknown preset "${name}". Presets: ${Object.keys(presets).join(', ')}; or give a .yaml/.json file`,
+    );
+  }
+  return parseConfig(preset, `preset "${name}"`);
+}
