@@ -1,0 +1,85 @@
+// Atomic training checkpoints. A checkpoint is a directory (trainer state + the policy's own saved
+// state) written under a temporary name and renamed into place; `latest` is a pointer file updated
+// the same way, so a kill at any moment leaves the previous checkpoint intact.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CheckpointError, type RngState, type TrainablePolicy } from '@pilotrl/core';
+import { z } from 'zod';
+import { writeFileAtomic } from './run-dir';
+
+export const CHECKPOINT_FORMAT = 1;
+
+export const trainerStateSchema = z.object({
+  format: z.literal(CHECKPOINT_FORMAT),
+  /** Index of the phase being trained (SFT is phase 0 when configured, then the stages). */
+  phase: z.number().int().nonnegative(),
+  /** Iterations of that phase completed. */
+  iteration: z.number().int().nonnegative(),
+  /** Iterations completed over the whole run. */
+  globalIteration: z.number().int().nonnegative(),
+  rngState: z.array(z.number().int().nonnegative()).length(4),
+  policyVersion: z.number().int().nonnegative(),
+  /** Byte lengths of the JSONL logs at checkpoint time; a resume truncates them back. */
+  logBytes: z.record(z.string(), z.number().int().nonnegative()),
+  /** Anything else a phase needs to continue exactly (e.g. its task cursor). */
+  extra: z.record(z.string(), z.unknown()).default({}),
+});
+export type TrainerState = z.infer<typeof trainerStateSchema> & { rngState: RngState };
+
+const checkpointName = (globalIteration: number) => `iter-${String(globalIteration).padStart(6, '0')}`;
+
+export async function saveCheckpoint(
+  checkpointsDir: string,
+  state: TrainerState,
+  policy: TrainablePolicy,
+  keep: number,
+): Promise<string> {
+  mkdirSync(checkpointsDir, { recursive: true });
+  const name = checkpointName(state.globalIteration);
+  const finalDir = join(checkpointsDir, name);
+  const tempDir = join(checkpointsDir, `.tmp-${name}-${process.pid}`);
+  rmSync(tempDir, { recursive: true, force: true });
+  mkdirSync(tempDir, { recursive: true });
+  await policy.saveState(join(tempDir, 'policy'));
+  writeFileAtomic(join(tempDir, 'trainer.json'), `${JSON.stringify(state, null, 2)}\n`);
+  rmSync(finalDir, { recursive: true, force: true });
+  renameSync(tempDir, finalDir);
+  writeFileAtomic(join(checkpointsDir, 'latest'), `${name}\n`);
+  const old = readdirSync(checkpointsDir)
+    .filter((entry) => entry.startsWith('iter-') && entry !== name)
+    .sort();
+  for (const entry of old.slice(0, Math.max(0, old.length - (keep - 1)))) {
+    rmSync(join(checkpointsDir, entry), { recursive: true, force: true });
+  }
+  return finalDir;
+}
+
+/** The latest complete checkpoint directory of a run, or undefined when there is none. */
+export function latestCheckpoint(checkpointsDir: string): string | undefined {
+  const pointer = join(checkpointsDir, 'latest');
+  if (!existsSync(pointer)) return undefined;
+  const dir = join(checkpointsDir, readFileSync(pointer, 'utf8').trim());
+  if (!existsSync(join(dir, 'trainer.json'))) {
+    throw new CheckpointError(
+      `${pointer} names ${dir}, which holds no trainer.json; the run directory is damaged`,
+    );
+  }
+  return dir;
+}
+
+export function readTrainerState(checkpointDir: string): TrainerState {
+  const path = join(checkpointDir, 'trainer.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    throw new CheckpointError(`Cannot read ${path}: ${(cause as Error).message}`, { cause });
+  }
+  const parsed = trainerStateSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new CheckpointError(
+      `${path} is not a trainer state of format ${CHECKPOINT_FORMAT}: ${parsed.error.message}`,
+    );
+  }
+  return parsed.data as TrainerState;
+}

@@ -1,0 +1,99 @@
+// The run directory: everything needed to trust and repeat a run. It holds the resolved config,
+// a manifest (every seed, package versions, data hashes, platform), metrics and sampled episodes
+// as JSONL, atomic checkpoints and the report.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { CheckpointError } from '@pilotrl/core';
+import { stringify as toYaml } from 'yaml';
+import { type CurriculumConfig, parseConfig } from './config';
+
+export interface RunManifest {
+  name: string;
+  createdAt: string;
+  command: string[];
+  /** Every seed the run derives from the master seed, by purpose. */
+  seeds: Record<string, number>;
+  /** Versions of every @pilotrl package and key dependency that ran. */
+  packages: Record<string, string>;
+  /** SHA-256 of every data input (env task lists, tokenizer corpus, files). */
+  dataHashes: Record<string, string>;
+  platform: { node: string; os: string; arch: string; backend?: string };
+}
+
+export const runPaths = (runDir: string) => ({
+  config: join(runDir, 'config.yaml'),
+  configJson: join(runDir, 'config.json'),
+  manifest: join(runDir, 'manifest.json'),
+  metrics: join(runDir, 'metrics.jsonl'),
+  episodes: join(runDir, 'episodes.jsonl'),
+  evals: join(runDir, 'evals.jsonl'),
+  checkpoints: join(runDir, 'checkpoints'),
+  report: join(runDir, 'report'),
+});
+
+/** Writes `text` to `path` through a temporary file and a rename, so readers never see half a file. */
+export function writeFileAtomic(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.tmp-${process.pid}`;
+  writeFileSync(temp, text);
+  renameSync(temp, path);
+}
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The default run directory for a config: runs/<name>-<UTC timestamp>. */
+export function defaultRunDir(config: CurriculumConfig, root = 'runs', now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
+  return resolve(root, `${config.name}-${stamp}`);
+}
+
+export function createRunDir(runDir: string, config: CurriculumConfig, manifest: RunManifest): void {
+  const paths = runPaths(runDir);
+  if (existsSync(paths.manifest)) {
+    throw new CheckpointError(
+      `${runDir} already holds a run; pass --resume ${runDir} to continue it, or choose a new --out`,
+    );
+  }
+  mkdirSync(paths.checkpoints, { recursive: true });
+  writeFileAtomic(paths.config, toYaml(config));
+  writeFileAtomic(paths.configJson, `${JSON.stringify(config, null, 2)}\n`);
+  writeFileAtomic(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+export function readRunConfig(runDir: string): CurriculumConfig {
+  const path = runPaths(runDir).configJson;
+  if (!existsSync(path)) throw new CheckpointError(`${runDir} is not a run directory: ${path} is missing`);
+  return parseConfig(JSON.parse(readFileSync(path, 'utf8')), path);
+}
+
+export function readManifest(runDir: string): RunManifest {
+  return JSON.parse(readFileSync(runPaths(runDir).manifest, 'utf8')) as RunManifest;
+}
+
+/** Versions of the named packages, found by walking up from this module to node_modules. */
+export function packageVersions(
+  names: readonly string[],
+  from = import.meta.dirname,
+): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const name of names) {
+    let dir = from;
+    for (;;) {
+      const candidate = join(dir, 'node_modules', name, 'package.json');
+      if (existsSync(candidate)) {
+        versions[name] = (JSON.parse(readFileSync(candidate, 'utf8')) as { version: string }).version;
+        break;
+      }
+      const parent = dirname(dir);
+      if (parent === dir) {
+        versions[name] = 'not installed';
+        break;
+      }
+      dir = parent;
+    }
+  }
+  return versions;
+}
