@@ -1,0 +1,106 @@
+// The advantage-estimator contract and the helpers estimators share: episodes in, one advantage
+// per generated token out.
+import { type Episode, type Generation, InvalidArgumentError } from '@pilotrl/core';
+
+/** Per-token numbers laid out like the episodes: `[episode][generation][token]`. */
+export type TokenTable = number[][][];
+
+export interface AdvantageInput {
+  /** Episodes with `reward` set; episodes sharing `groupId` form a group. */
+  episodes: readonly Episode[];
+  /** Value-head estimates per token, laid out like the episodes (needed by `gae`). */
+  values?: TokenTable;
+}
+
+export interface AdvantageResult {
+  /** Advantage per token; 0 on every token whose loss mask is 0. */
+  advantages: TokenTable;
+  /** Value targets per token, for estimators that train a value head. */
+  returns?: TokenTable;
+}
+
+export interface AdvantageEstimator {
+  readonly name: string;
+  /** True when `estimate` needs `values` from a value head. */
+  readonly needsValues: boolean;
+  estimate(input: AdvantageInput): AdvantageResult;
+}
+
+/** Validates the estimator's arguments and returns the estimator. */
+export type AdvantageEstimatorFactory = (args?: unknown) => AdvantageEstimator;
+
+/** Generations of an episode in the order they were produced (turn by turn). */
+export function episodeGenerations(episode: Episode): Generation[] {
+  return episode.turns.flatMap((turn) => turn.generations);
+}
+
+/** The scalar reward of each episode; a missing reward is an error, never a silent zero. */
+export function episodeRewards(episodes: readonly Episode[]): number[] {
+  return episodes.map((episode) => {
+    if (episode.reward === undefined || !Number.isFinite(episode.reward)) {
+      throw new InvalidArgumentError(
+        `Episode "${episode.id}" has no finite reward; apply the reward functions before estimating advantages`,
+      );
+    }
+    return episode.reward;
+  });
+}
+
+/** Indices of the episodes in each group, groups in order of first appearance. */
+export function groupIndices(episodes: readonly Episode[]): number[][] {
+  const groups = new Map<string, number[]>();
+  episodes.forEach((episode, index) => {
+    const members = groups.get(episode.groupId);
+    if (members === undefined) groups.set(episode.groupId, [index]);
+    else members.push(index);
+  });
+  return [...groups.values()];
+}
+
+export function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** Sample (n - 1) standard deviation; 0 for fewer than two values. */
+export function sampleStd(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const center = mean(values);
+  return Math.sqrt(values.reduce((sum, value) => sum + (value - center) ** 2, 0) / (values.length - 1));
+}
+
+/** Puts one advantage on every model token of the given generations, 0 on the rest. */
+export function broadcastToTokens(generations: readonly Generation[], advantage: number): number[][] {
+  return generations.map((generation) => generation.lossMask.map((mask) => (mask === 1 ? advantage : 0)));
+}
+
+/** Broadcasts one scalar advantage per episode over its model tokens. */
+export function episodeAdvantagesToTokens(
+  episodes: readonly Episode[],
+  perEpisode: readonly number[],
+): TokenTable {
+  return episodes.map((episode, index) => broadcastToTokens(episodeGenerations(episode), perEpisode[index]!));
+}
+
+/**
+ * Whitens a token table over the model tokens of the whole batch (population statistics);
+ * environment tokens neither count nor receive a value.
+ */
+export function whitenModelTokens(episodes: readonly Episode[], table: TokenTable, eps: number): TokenTable {
+  const masks = episodes.map((episode) => episodeGenerations(episode).map((g) => g.lossMask));
+  const modelValues: number[] = [];
+  masks.forEach((episodeMasks, e) => {
+    episodeMasks.forEach((mask, g) => {
+      mask.forEach((m, t) => {
+        if (m === 1) modelValues.push(table[e]![g]![t]!);
+      });
+    });
+  });
+  if (modelValues.length === 0) return table;
+  const center = mean(modelValues);
+  const std = Math.sqrt(mean(modelValues.map((value) => (value - center) ** 2)));
+  return table.map((rows, e) =>
+    rows.map((row, g) =>
+      row.map((value, t) => (masks[e]![g]![t] === 1 ? (value - center) / (std + eps) : 0)),
+    ),
+  );
+}
