@@ -71,7 +71,9 @@ describe('reinforce++', () => {
     const { advantages } = reinforcePlusPlus().estimate({ episodes });
     // mean 1.25, population std sqrt(1.1875) = 1.089725
     const expected = [-0.229416, -1.147079, 1.60591, -0.229416];
-    advantages.forEach((a, i) => expect(a[0]![1]).toBeCloseTo(expected[i]!, 5));
+    advantages.forEach((a, i) => {
+      expect(a[0]![1]).toBeCloseTo(expected[i]!, 5);
+    });
     expect(advantages[0]![0]![2]).toBe(0);
   });
 
@@ -79,7 +81,9 @@ describe('reinforce++', () => {
     const { advantages } = reinforcePlusPlus({ groupBaseline: true }).estimate({ episodes });
     // centred [0.5, -0.5, 1, -1], std sqrt(0.625)
     const expected = [0.632456, -0.632456, 1.264911, -1.264911];
-    advantages.forEach((a, i) => expect(a[0]![1]).toBeCloseTo(expected[i]!, 5));
+    advantages.forEach((a, i) => {
+      expect(a[0]![1]).toBeCloseTo(expected[i]!, 5);
+    });
   });
 
   it('weights the batch statistics by model tokens, not by env tokens', () => {
@@ -87,8 +91,8 @@ describe('reinforce++', () => {
     const oneTokenManyEnv = episode('b', 'g', 0, [{ masks: [[0, 0, 0, 0, 0, 1]] }]);
     const { advantages } = reinforcePlusPlus().estimate({ episodes: [twoTokens, oneTokenManyEnv] });
     // token mean 2/3, population std sqrt(2/9): 1 → 0.707107, 0 → -1.414214
-    expect(advantages[0]![0]![1]).toBeCloseTo(0.707107, 5);
-    expect(advantages[1]![0]![5]).toBeCloseTo(-1.414214, 5);
+    expect(advantages[0]![0]![1]).toBeCloseTo(Math.SQRT1_2, 5);
+    expect(advantages[1]![0]![5]).toBeCloseTo(-Math.SQRT2, 5);
   });
 });
 
