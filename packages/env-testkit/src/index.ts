@@ -1,0 +1,26 @@
+export { CORRIDOR_ENV_ID, corridorGame, corridorTasks, createCorridorEnv } from './corridor';
+export {
+  buildEnvChecks,
+  type EnvCheck,
+  EnvCheckError,
+  type EnvCheckOptions,
+  type EnvCheckResult,
+  envCheckOptionsSchema,
+  runEnvChecks,
+} from './env-checks';
+export { createKeyDoorEnv, KEY_DOOR_ENV_ID, keyDoorGame, keyDoorTasks } from './key-door';
+export { createRecipeEnv, RECIPE_ENV_ID, recipeGame, recipeTasks } from './recipe';
+export { registerTestkitEnvs, type TestkitEnv, testkitEnvs } from './register';
+export {
+  createToyEnv,
+  createToyTaskSource,
+  EPISODE_OVER_OBSERVATION,
+  INVALID_ACTION_OBSERVATION,
+  TOY_SPLIT_SIZES,
+  TOY_SPLITS,
+  type ToyEnvConfig,
+  type ToyGame,
+  type ToyOutcome,
+  type ToySplit,
+  toyEnvConfigSchema,
+} from './toy-game';
