@@ -1,0 +1,530 @@
+// The batched rollout runner: N tasks × G samples, all episodes stepped in lock-step over one
+// vector env, with one batched policy call per generation phase (plan, then act) for all
+// live episodes. Every generation is recorded token for token.
+import {
+  ConfigError,
+  EPISODE_FORMAT_VERSION,
+  type Episode,
+  type GenerateRequest,
+  type GenerateResult,
+  type Generation,
+  generateResultSchema,
+  InvalidArgumentError,
+  type Plan,
+  type PlanRevision,
+  type Policy,
+  parseOrThrow,
+  type ResetOptions,
+  type StepResult,
+  type TaskRef,
+  TimeoutError,
+  type Turn,
+  taskRefSchema,
+  type VectorEnv,
+} from '@pilotrl/core';
+import { z } from 'zod';
+import { type Agent, revisionDue } from './agent';
+import { parseActOutput, parsePlanOutput } from './output-parser';
+import { type PromptTemplate, planBlock, promptTemplateFor } from './prompt-templates';
+import { fitConversation, tokenCounterFor } from './token-budget';
+
+export const rolloutOptionsSchema = z.object({
+  /** The env kind, recorded in every episode and used to pick the prompt template. */
+  envId: z.string().min(1),
+  tasks: z.array(taskRefSchema).min(1),
+  /** Samples per task (a GRPO group); they share the task and the env seed. */
+  groupSize: z.number().int().positive().default(1),
+  /** Prefix of group and episode ids. */
+  runId: z.string().min(1).default('rollout'),
+  /** Base of the per-request sampling seeds. */
+  seed: z.number().int().nonnegative().default(0),
+});
+export type RolloutOptions = z.input<typeof rolloutOptionsSchema>;
+
+/** Why an episode ended, in `metadata.endReason`. */
+export type EndReason = 'env_done' | 'max_turns' | 'format_error' | 'context_overflow' | 'env_error';
+
+interface Slot {
+  slot: number;
+  task: TaskRef;
+  sampleIndex: number;
+  groupId: string;
+  /** Distinct per episode of the run, mixed into sampling seeds. */
+  stream: number;
+  goal: string;
+  initialObservation: string;
+  current: StepResult;
+  turns: Turn[];
+  planHistory: PlanRevision[];
+  plan: Plan | null;
+  history: { assistant: string; user: string }[];
+  done: boolean;
+  endReason: EndReason | null;
+  envError: string | null;
+  contextCuts: number;
+  omittedTurnsMax: number;
+  actionRules: Record<string, number>;
+  fixedStepEdits: number;
+  /** This turn, before the env step. */
+  generations: Generation[];
+  formatError: string | null;
+}
+
+/** Mixes integers into a 31-bit sampling seed (murmur3's finaliser), so samples differ but repeat. */
+function mixSeed(...parts: number[]): number {
+  let hash = 0x9e3779b9;
+  for (const part of parts) {
+    hash = Math.imul(hash ^ (part >>> 0), 0x85ebca6b);
+    hash ^= hash >>> 13;
+    hash = Math.imul(hash, 0xc2b2ae35);
+    hash ^= hash >>> 16;
+  }
+  return hash >>> 1;
+}
+
+/** A generation record: prompt + completion ids, loss on the completion only. */
+export function toGeneration(kind: Generation['kind'], result: GenerateResult): Generation {
+  const prompt = result.promptTokenIds.length;
+  const completion = result.tokenIds.length;
+  return {
+    kind,
+    text: result.text,
+    tokenIds: [...result.promptTokenIds, ...result.tokenIds],
+    lossMask: [...new Array<0>(prompt).fill(0), ...new Array<1>(completion).fill(1)],
+    logprobs: [...new Array<number>(prompt).fill(0), ...result.logprobs],
+    policyVersion: result.policyVersion,
+    finishReason: result.finishReason,
+  };
+}
+
+async function callPolicy(
+  policy: Policy,
+  requests: GenerateRequest[],
+  timeoutMs: number,
+  what: string,
+): Promise<GenerateResult[]> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(
+        new TimeoutError(
+          `policy "${policy.name}" did not answer ${requests.length} ${what} requests within ${timeoutMs} ms; raise callTimeoutMs or lower the batch`,
+        ),
+      );
+    }, timeoutMs);
+  });
+  try {
+    const results = await Promise.race([policy.generate(requests, { signal: controller.signal }), timeout]);
+    if (results.length !== requests.length) {
+      throw new InvalidArgumentError(
+        `policy "${policy.name}" returned ${results.length} results for ${requests.length} ${what} requests`,
+      );
+    }
+    return results.map((result, index) => {
+      const parsed = parseOrThrow(
+        generateResultSchema,
+        result,
+        `result ${index} of policy "${policy.name}" (${what})`,
+      );
+      if (parsed.logprobs.length !== parsed.tokenIds.length) {
+        throw new InvalidArgumentError(
+          `policy "${policy.name}" returned ${parsed.logprobs.length} logprobs for ${parsed.tokenIds.length} tokens (${what} result ${index})`,
+        );
+      }
+      return parsed;
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Plays every task `groupSize` times and returns the episodes in task order, samples in order
+ * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks.
+ */
+export async function rollout(
+  agent: Agent,
+  vectorEnv: VectorEnv,
+  options: RolloutOptions,
+): Promise<Episode[]> {
+  const config = parseOrThrow(rolloutOptionsSchema, options, 'rollout options');
+  const tasksPerWave = Math.floor(vectorEnv.size / config.groupSize);
+  if (tasksPerWave === 0) {
+    throw new ConfigError(
+      `a vector env of ${vectorEnv.size} envs cannot hold a group of ${config.groupSize} samples; use at least ${config.groupSize} envs`,
+    );
+  }
+  const episodes: Episode[] = [];
+  for (let start = 0; start < config.tasks.length; start += tasksPerWave) {
+    const wave = config.tasks.slice(start, start + tasksPerWave);
+    episodes.push(...(await runWave(agent, vectorEnv, config, wave, start)));
+  }
+  return episodes;
+}
+
+async function runWave(
+  agent: Agent,
+  vectorEnv: VectorEnv,
+  config: z.output<typeof rolloutOptionsSchema>,
+  wave: TaskRef[],
+  firstTaskIndex: number,
+): Promise<Episode[]> {
+  const { options, policy, paradigm } = agent;
+  const template = options.promptTemplate ?? promptTemplateFor(config.envId);
+  const count = tokenCounterFor(policy);
+  const assignments = wave.flatMap((task, offset) =>
+    Array.from({ length: config.groupSize }, (_, sampleIndex) => ({
+      task,
+      sampleIndex,
+      taskIndex: firstTaskIndex + offset,
+    })),
+  );
+  // Slots beyond the wave replay the first task and are never stepped: the contract resets all envs.
+  const resetOptions: ResetOptions[] = Array.from({ length: vectorEnv.size }, (_, slot) => {
+    const { task } = assignments[slot] ?? assignments[0]!;
+    return { seed: task.seed, taskId: task.taskId };
+  });
+  const first = await vectorEnv.reset(resetOptions);
+  const slots: Slot[] = assignments.map(({ task, sampleIndex, taskIndex }, slot) => {
+    const start = first[slot]!;
+    return {
+      slot,
+      task,
+      sampleIndex,
+      groupId: `${config.runId}/${taskIndex}-${task.taskId}`,
+      stream: taskIndex * config.groupSize + sampleIndex,
+      goal: start.info.task ?? task.description ?? '',
+      initialObservation: start.observation,
+      current: start,
+      turns: [],
+      planHistory: [],
+      plan: null,
+      history: [],
+      done: false,
+      endReason: null,
+      envError: null,
+      contextCuts: 0,
+      omittedTurnsMax: 0,
+      actionRules: {},
+      fixedStepEdits: 0,
+      generations: [],
+      formatError: null,
+    };
+  });
+  for (const state of slots) {
+    if (state.current.terminated || state.current.truncated) {
+      finish(state, state.current.info.error === undefined ? 'env_done' : 'env_error');
+      state.envError = state.current.info.error ?? null;
+    }
+  }
+
+  const intro = (state: Slot) =>
+    template.intro({
+      task: state.goal,
+      observation: state.initialObservation,
+      admissibleActions:
+        state.turns.length === 0 && state.history.length === 0 ? state.current.admissibleActions : [],
+    });
+  const prompt = (state: Slot, request: string, maxTokens: number) => {
+    const fitted = fitConversation(
+      { system: template.system(paradigm), intro: intro(state), history: state.history, request },
+      { promptTokens: options.contextTokens - maxTokens, historyTurns: options.historyTurns, count },
+    );
+    if (fitted.cut) state.contextCuts += 1;
+    state.omittedTurnsMax = Math.max(state.omittedTurnsMax, fitted.omittedTurns);
+    if (fitted.overflow) finish(state, 'context_overflow');
+    return fitted.messages;
+  };
+
+  for (let turn = 0; turn < options.maxTurns; turn += 1) {
+    const live = slots.filter((state) => !state.done);
+    if (live.length === 0) break;
+    for (const state of live) {
+      state.generations = [];
+      state.formatError = null;
+    }
+    if (paradigm === 'adaplan') await planPhase(agent, template, config, live, turn, prompt);
+
+    const planFailedFatally = (state: Slot) =>
+      state.formatError !== null && options.formatError.mode === 'terminate';
+    const acting = live.filter((state) => !state.done && !planFailedFatally(state));
+    const requests: GenerateRequest[] = [];
+    const requesters: Slot[] = [];
+    for (const state of acting) {
+      const fixedSteps =
+        state.plan === null ? 0 : options.stepTracker({ plan: state.plan, thoughts: thoughtsOf(state) });
+      const messages = prompt(
+        state,
+        template.actRequest({ paradigm, plan: state.plan, fixedSteps }),
+        options.act.maxTokens,
+      );
+      if (state.done) continue;
+      requesters.push(state);
+      requests.push({
+        messages,
+        maxTokens: options.act.maxTokens,
+        temperature: options.act.temperature,
+        topP: options.act.topP,
+        stop: ['</action>'],
+        seed: mixSeed(config.seed, state.stream, turn, 1),
+      });
+    }
+    const results =
+      requests.length === 0 ? [] : await callPolicy(policy, requests, options.callTimeoutMs, 'act');
+    const actions: (string | null)[] = new Array(vectorEnv.size).fill(null);
+    const parsedBySlot = new Map<number, { thought: string | null; action: string | null; text: string }>();
+    for (const [index, state] of requesters.entries()) {
+      const result = results[index]!;
+      state.generations.push(toGeneration('act', result));
+      const parsed = parseActOutput(result.text, {
+        maxActionChars: options.maxActionChars,
+        maxPlanSteps: options.maxPlanSteps,
+      });
+      if (!parsed.ok) {
+        state.formatError = joinErrors(state.formatError, `${parsed.code}: ${parsed.message}`);
+        parsedBySlot.set(state.slot, { thought: null, action: null, text: result.text });
+        continue;
+      }
+      parsedBySlot.set(state.slot, { thought: parsed.thought, action: null, text: result.text });
+      if (state.formatError !== null && options.formatError.mode === 'terminate') continue;
+      const match = options.actionMatcher.match(parsed.action, state.current.admissibleActions);
+      state.actionRules[match.rule] = (state.actionRules[match.rule] ?? 0) + 1;
+      actions[state.slot] = match.command;
+      parsedBySlot.set(state.slot, { thought: parsed.thought, action: match.command, text: result.text });
+    }
+
+    const stepped = await vectorEnv.step(actions);
+    for (const state of live) {
+      if (state.done && state.generations.length === 0) continue;
+      const parsed = parsedBySlot.get(state.slot) ?? { thought: null, action: null, text: '' };
+      const result = parsed.action === null ? null : (stepped[state.slot] ?? null);
+      const penalty = state.formatError === null ? 0 : options.formatError.penalty;
+      state.turns.push({
+        index: turn,
+        observation: state.current.observation,
+        admissibleActions: state.current.admissibleActions,
+        generations: state.generations,
+        thought: parsed.thought,
+        action: parsed.action,
+        formatError: state.formatError,
+        envReward: result?.reward ?? 0,
+        valid: result?.info.valid ?? false,
+        rewards: state.formatError === null ? {} : { format_penalty: penalty },
+      });
+      if (state.done) continue;
+      if (state.formatError !== null && options.formatError.mode === 'terminate') {
+        finish(state, 'format_error');
+        continue;
+      }
+      if (parsed.action === null) {
+        state.history.push({
+          assistant: parsed.text,
+          user: `Your answer could not be read (${state.formatError}). ${template.observation({
+            observation: state.current.observation,
+            admissibleActions: state.current.admissibleActions,
+          })}`,
+        });
+        continue;
+      }
+      if (result === null) {
+        state.envError = `env ${state.slot} was inactive when stepped`;
+        finish(state, 'env_error');
+        continue;
+      }
+      state.current = result;
+      state.history.push({
+        assistant: parsed.text,
+        user: template.observation({
+          observation: result.observation,
+          admissibleActions: result.admissibleActions,
+        }),
+      });
+      if (result.info.error !== undefined) {
+        state.envError = result.info.error;
+        finish(state, 'env_error');
+      } else if (result.terminated || result.truncated) {
+        finish(state, 'env_done');
+      }
+    }
+  }
+  for (const state of slots) if (!state.done) finish(state, 'max_turns');
+  return slots.map((state) => toEpisode(agent, config, template, state));
+}
+
+function finish(state: Slot, reason: EndReason): void {
+  state.done = true;
+  state.endReason = reason;
+}
+
+function joinErrors(existing: string | null, added: string): string {
+  return existing === null ? added : `${existing}; ${added}`;
+}
+
+function thoughtsOf(state: Slot): (string | null)[] {
+  return state.turns.map((turn) => turn.thought);
+}
+
+type PromptFn = (state: Slot, request: string, maxTokens: number) => GenerateRequest['messages'];
+
+/** Writes, chooses or revises the plan of every live AdaPlan episode that needs it this turn. */
+async function planPhase(
+  agent: Agent,
+  template: PromptTemplate,
+  config: z.output<typeof rolloutOptionsSchema>,
+  live: Slot[],
+  turn: number,
+  prompt: PromptFn,
+): Promise<void> {
+  const { options, policy } = agent;
+  const source = options.planSource;
+  const requests: GenerateRequest[] = [];
+  const pending: { state: Slot; candidates: Plan[] | null; fixedSteps: number }[] = [];
+  const sampling = {
+    maxTokens: options.plan.maxTokens,
+    temperature: options.plan.temperature,
+    topP: options.plan.topP,
+  };
+
+  if (turn === 0 && source.kind === 'provided') {
+    const provided = await Promise.all(
+      live.map((state) =>
+        source.provider({
+          task: state.task,
+          goal: state.goal,
+          initialObservation: state.initialObservation,
+          admissibleActions: state.current.admissibleActions,
+        }),
+      ),
+    );
+    for (const [index, state] of live.entries()) {
+      const candidates = provided[index]!;
+      if (candidates.length === 0 || candidates.some((plan) => plan.length === 0)) {
+        throw new InvalidArgumentError(
+          `the ${source.source} plan provider gave no usable plan for task "${state.task.taskId}"`,
+        );
+      }
+      if (candidates.length === 1) {
+        adoptPlan(state, candidates[0]!, source.source, 0, turn);
+        continue;
+      }
+      const messages = prompt(state, template.choiceRequest({ candidates }), options.plan.maxTokens);
+      if (state.done) continue;
+      pending.push({ state, candidates, fixedSteps: 0 });
+      requests.push({
+        messages,
+        ...sampling,
+        choices: candidates.map(planBlock),
+        seed: mixSeed(config.seed, state.stream, turn, 0),
+      });
+    }
+  } else {
+    for (const state of live) {
+      const initial = turn === 0;
+      if (!initial && !revisionDue(options.revision, turn)) continue;
+      const fixedSteps =
+        state.plan === null ? 0 : options.stepTracker({ plan: state.plan, thoughts: thoughtsOf(state) });
+      const request =
+        state.plan === null
+          ? template.planRequest()
+          : template.revisionRequest({ plan: state.plan, fixedSteps });
+      const messages = prompt(state, request, options.plan.maxTokens);
+      if (state.done) continue;
+      pending.push({ state, candidates: null, fixedSteps });
+      requests.push({
+        messages,
+        ...sampling,
+        stop: ['</global_plan>'],
+        seed: mixSeed(config.seed, state.stream, turn, 0),
+      });
+    }
+  }
+  if (requests.length === 0) return;
+  const results = await callPolicy(policy, requests, options.callTimeoutMs, 'plan');
+  for (const [index, { state, candidates, fixedSteps }] of pending.entries()) {
+    const result = results[index]!;
+    state.generations.push(toGeneration('plan', result));
+    if (candidates !== null) {
+      const chosen = result.choiceIndex ?? candidates.map(planBlock).indexOf(result.text);
+      const plan = candidates[chosen];
+      if (plan === undefined) {
+        throw new InvalidArgumentError(
+          `policy "${policy.name}" answered a plan choice with neither a valid choiceIndex nor one of the choices`,
+        );
+      }
+      adoptPlan(state, plan, source.kind === 'provided' ? source.source : 'policy', 0, turn);
+      continue;
+    }
+    const parsed = parsePlanOutput(result.text, { maxPlanSteps: options.maxPlanSteps });
+    if (!parsed.ok) {
+      state.formatError = `plan ${parsed.code}: ${parsed.message}`;
+      continue;
+    }
+    if (state.plan === null) {
+      adoptPlan(state, parsed.steps, 'policy', 0, turn);
+      continue;
+    }
+    const fixed = state.plan.slice(0, fixedSteps);
+    if (fixed.some((step, position) => parsed.steps[position] !== step)) state.fixedStepEdits += 1;
+    const revised = [...fixed, ...parsed.steps.slice(fixedSteps)];
+    if (revised.length > 0 && revised.join('\n') !== state.plan.join('\n')) {
+      adoptPlan(state, revised, 'policy', fixedSteps, turn);
+    }
+  }
+}
+
+function adoptPlan(
+  state: Slot,
+  steps: Plan,
+  source: PlanRevision['source'],
+  fixedSteps: number,
+  turn: number,
+): void {
+  state.plan = steps;
+  state.planHistory.push({ turn, steps, source, fixedSteps });
+}
+
+function toEpisode(
+  agent: Agent,
+  config: z.output<typeof rolloutOptionsSchema>,
+  template: PromptTemplate,
+  state: Slot,
+): Episode {
+  const last = state.current;
+  const formatPenalty = state.turns.reduce((sum, turn) => sum + (turn.rewards.format_penalty ?? 0), 0);
+  const metadata: Record<string, unknown> = {
+    endReason: state.endReason,
+    policy: agent.policy.name,
+    promptTemplate: template.id,
+    samplingSeed: config.seed,
+    contextCuts: state.contextCuts,
+    omittedTurnsMax: state.omittedTurnsMax,
+    actionMatches: state.actionRules,
+  };
+  if (agent.paradigm === 'adaplan') metadata.fixedStepEdits = state.fixedStepEdits;
+  if (state.envError !== null) metadata.envError = state.envError;
+  const taskType = last.info.taskType ?? state.task.taskType;
+  return {
+    formatVersion: EPISODE_FORMAT_VERSION,
+    id: `${state.groupId}/${state.sampleIndex}`,
+    envId: config.envId,
+    taskId: state.task.taskId,
+    split: state.task.split,
+    seed: state.task.seed,
+    groupId: state.groupId,
+    sampleIndex: state.sampleIndex,
+    paradigm: agent.paradigm,
+    task: state.goal,
+    ...(taskType === undefined ? {} : { taskType }),
+    initialObservation: state.initialObservation,
+    turns: state.turns,
+    planHistory: state.planHistory,
+    won: last.info.won,
+    terminated: state.endReason === 'env_done' && last.terminated,
+    truncated: !(state.endReason === 'env_done' && last.terminated),
+    envReturn: state.turns.reduce((sum, turn) => sum + turn.envReward, 0),
+    rewardComponents: { format_penalty: formatPenalty },
+    metadata,
+  };
+}
