@@ -1,0 +1,236 @@
+// `pilotrl report <run-dir>`: an HTML page (inline SVG charts, tables, sample episodes with their
+// plans) and the same charts as PNG files, all read from the run directory's records.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CheckpointError, type Episode } from '@pilotrl/core';
+import { type Chart, chartToPng, chartToSvg, type LineSeries } from './plot/charts';
+import { readManifest, readRunConfig, runPaths } from './run-dir';
+import {
+  type EvalRecord,
+  type MetricsRecord,
+  readEvals,
+  readMetrics,
+  readSampledEpisodes,
+} from './run-records';
+import { formatPercent } from './stats';
+
+export interface ReportFiles {
+  html: string;
+  pngs: string[];
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[<>&"]/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[ch]!);
+
+function phaseMarkers(metrics: readonly MetricsRecord[]) {
+  const markers: { x: number; label: string }[] = [];
+  for (const record of metrics) {
+    if (markers.at(-1)?.label !== record.phase) markers.push({ x: record.step, label: record.phase });
+  }
+  return markers;
+}
+
+function metricSeries(metrics: readonly MetricsRecord[], key: string, name = key): LineSeries | undefined {
+  const points = metrics
+    .filter((m) => typeof m[key] === 'number' && Number.isFinite(m[key]))
+    .map((m) => [m.step, m[key] as number] as const);
+  return points.length > 0 ? { name, points } : undefined;
+}
+
+const defined = <T>(items: readonly (T | undefined)[]) =>
+  items.filter((item): item is T => item !== undefined);
+
+/** Charts of a run, by file stem. Charts without data are left out. */
+export function runCharts(
+  metrics: readonly MetricsRecord[],
+  evals: readonly EvalRecord[],
+): Record<string, Chart> {
+  const markers = phaseMarkers(metrics);
+  const charts: Record<string, Chart> = {};
+  const splits = [...new Set(evals.map((e) => e.split))];
+  const successSeries = defined([
+    metricSeries(metrics, 'charts/success_rate', 'train (sampled)'),
+    ...splits.map((split) => ({
+      name: split,
+      points: evals.filter((e) => e.split === split).map((e) => [e.step, e.success.rate] as const),
+    })),
+  ]);
+  if (successSeries.length > 0) {
+    charts['success-rate'] = {
+      kind: 'line',
+      title: 'Success rate by stage',
+      xLabel: 'iteration',
+      yLabel: 'success',
+      yRange: [0, 1],
+      series: successSeries,
+      markers,
+    };
+  }
+  const lossSeries = defined([
+    metricSeries(metrics, 'losses/policy_loss'),
+    metricSeries(metrics, 'losses/sft_loss'),
+  ]);
+  if (lossSeries.length > 0) {
+    charts.losses = {
+      kind: 'line',
+      title: 'Losses',
+      xLabel: 'iteration',
+      yLabel: 'loss',
+      series: lossSeries,
+      markers,
+    };
+  }
+  const judge = metricSeries(metrics, 'charts/plan_judge_score', 'plan judge (1-5)');
+  if (judge !== undefined) {
+    charts['plan-judge'] = {
+      kind: 'line',
+      title: 'Plan-judge score',
+      xLabel: 'iteration',
+      yLabel: 'score',
+      yRange: [1, 5],
+      series: [judge],
+      markers,
+    };
+  }
+  const formatSeries = defined([
+    metricSeries(metrics, 'charts/format_error_rate', 'train'),
+    ...splits.map((split) => ({
+      name: split,
+      points: evals.filter((e) => e.split === split).map((e) => [e.step, e.formatErrorRate] as const),
+    })),
+  ]);
+  if (formatSeries.some((s) => s.points.length > 0)) {
+    charts['format-errors'] = {
+      kind: 'line',
+      title: 'Format-error rate',
+      xLabel: 'iteration',
+      yLabel: 'errors/turn',
+      yRange: [0, 1],
+      series: formatSeries,
+      markers,
+    };
+  }
+  const finals = finalEvals(evals);
+  if (finals.length > 0) {
+    const taskTypes = [...new Set(finals.flatMap((e) => Object.keys(e.byTaskType)))].sort();
+    charts['success-by-task-type'] = {
+      kind: 'bar',
+      title: 'Final success by split and task type (95% CI)',
+      yLabel: 'success',
+      yRange: [0, 1],
+      groups: ['all', ...taskTypes].map((type) => ({
+        label: type,
+        bars: finals.flatMap((e) => {
+          const p = type === 'all' ? e.success : e.byTaskType[type];
+          return p === undefined ? [] : [{ name: e.split, value: p.rate, low: p.low, high: p.high }];
+        }),
+      })),
+    };
+  }
+  return charts;
+}
+
+/** The last eval of every split. */
+export function finalEvals(evals: readonly EvalRecord[]): EvalRecord[] {
+  const last = new Map<string, EvalRecord>();
+  for (const record of evals) last.set(record.split, record);
+  return [...last.values()];
+}
+
+function episodeHtml(step: number, phase: string, episode: Episode): string {
+  const plans = episode.planHistory
+    .map(
+      (revision) =>
+        `<div class="plan"><b>Plan (${revision.source}, before turn ${revision.turn}, ${revision.fixedSteps} fixed)</b><ol>${revision.steps
+          .map((s) => `<li>${escapeHtml(s)}</li>`)
+          .join('')}</ol></div>`,
+    )
+    .join('');
+  const turns = episode.turns
+    .map(
+      (turn) =>
+        `<tr><td>${turn.index}</td><td>${escapeHtml(turn.thought ?? '')}</td><td>${escapeHtml(turn.action ?? '(none)')}${
+          turn.formatError ? ` <span class="bad">format error: ${escapeHtml(turn.formatError)}</span>` : ''
+        }</td><td>${escapeHtml(turn.observation)}</td></tr>`,
+    )
+    .join('');
+  const rewards = Object.entries(episode.rewardComponents)
+    .map(([k, v]) => `${escapeHtml(k)} ${v.toFixed(3)}`)
+    .join(', ');
+  return `<details class="episode"><summary>${episode.won ? '✅' : '❌'} iteration ${step} (${escapeHtml(phase)}) · ${escapeHtml(
+    episode.task,
+  )} · ${episode.turns.length} turns · reward ${episode.reward?.toFixed(3) ?? 'n/a'}</summary>
+<p class="muted">${escapeHtml(episode.paradigm)} · task ${escapeHtml(episode.taskId)} · ${rewards}</p>
+<pre>${escapeHtml(episode.initialObservation)}</pre>${plans}
+<table><tr><th>#</th><th>thought</th><th>action</th><th>observation before acting</th></tr>${turns}</table></details>`;
+}
+
+function evalTable(finals: readonly EvalRecord[]): string {
+  if (finals.length === 0) return '<p class="muted">No evaluation was run.</p>';
+  const taskTypes = [...new Set(finals.flatMap((e) => Object.keys(e.byTaskType)))].sort();
+  const cell = (p: EvalRecord['success'] | undefined) =>
+    p === undefined
+      ? '<td>-</td>'
+      : `<td>${formatPercent(p.rate)} <span class="muted">[${formatPercent(p.low)}, ${formatPercent(p.high)}] n=${p.total}</span></td>`;
+  const rows = finals
+    .map(
+      (e) =>
+        `<tr><td>${escapeHtml(e.split)}</td><td>${escapeHtml(e.paradigm)}</td>${cell(e.success)}<td>${e.meanSteps.toFixed(1)}</td><td>${formatPercent(
+          e.formatErrorRate,
+        )}</td><td>${e.judgeScore === null ? '-' : e.judgeScore.toFixed(2)}</td>${taskTypes.map((t) => cell(e.byTaskType[t])).join('')}</tr>`,
+    )
+    .join('');
+  return `<table id="success-table"><tr><th>split</th><th>paradigm</th><th>success [95% CI]</th><th>mean steps</th><th>format errors</th><th>plan judge</th>${taskTypes
+    .map((t) => `<th>${escapeHtml(t)}</th>`)
+    .join('')}</tr>${rows}</table>`;
+}
+
+/** Writes `<runDir>/report/index.html` and one PNG per chart; returns their paths. */
+export function writeReport(runDir: string, maxEpisodes = 6): ReportFiles {
+  const paths = runPaths(runDir);
+  if (!existsSync(paths.configJson))
+    throw new CheckpointError(`${runDir} is not a run directory (no config.json)`);
+  const config = readRunConfig(runDir);
+  const manifest = readManifest(runDir);
+  const metrics = readMetrics(paths.metrics);
+  const evals = readEvals(paths.evals);
+  const episodes = readSampledEpisodes(paths.episodes);
+  mkdirSync(paths.report, { recursive: true });
+
+  const charts = runCharts(metrics, evals);
+  const pngs: string[] = [];
+  const figures = Object.entries(charts).map(([stem, chart]) => {
+    const png = join(paths.report, `${stem}.png`);
+    writeFileSync(png, chartToPng(chart));
+    pngs.push(png);
+    return `<figure id="chart-${stem}">${chartToSvg(chart)}<figcaption><a href="${stem}.png">${stem}.png</a></figcaption></figure>`;
+  });
+  const last = metrics.at(-1);
+  const samples = episodes.slice(-maxEpisodes).reverse();
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>PilotRL run ${escapeHtml(config.name)}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top;text-align:left}
+.muted{color:#777;font-size:.85em}.bad{color:#b00}figure{margin:1rem 0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5rem}
+.episode{margin:.5rem 0;border:1px solid #ddd;padding:.5rem}.plan ol{margin:.25rem 0}
+</style></head><body>
+<h1>PilotRL run <code>${escapeHtml(config.name)}</code></h1>
+<p class="muted">created ${escapeHtml(manifest.createdAt)} · env ${escapeHtml(config.env.id)} · paradigm ${escapeHtml(
+    config.agent.paradigm,
+  )} · ${metrics.length} iterations logged${last ? ` · last phase ${escapeHtml(last.phase)}` : ''} · backend ${escapeHtml(
+    manifest.platform.backend ?? 'unknown',
+  )}</p>
+<h2>Success by split and task type</h2>
+${evalTable(finalEvals(evals))}
+<h2>Charts</h2>
+${figures.length > 0 ? figures.join('\n') : '<p class="muted">No metrics yet.</p>'}
+<h2>Sample episodes</h2>
+${samples.length > 0 ? samples.map((s) => episodeHtml(s.step, s.phase, s.episode)).join('\n') : '<p class="muted">No episodes sampled.</p>'}
+<h2>Reproducibility</h2>
+<pre id="manifest">${escapeHtml(JSON.stringify({ seeds: manifest.seeds, packages: manifest.packages, dataHashes: manifest.dataHashes, command: manifest.command }, null, 2))}</pre>
+</body></html>
+`;
+  writeFileSync(join(paths.report, 'index.html'), html);
+  return { html: join(paths.report, 'index.html'), pngs };
+}

@@ -1,0 +1,57 @@
+// The records a run writes besides checkpoints: one metrics line per iteration, one eval line per
+// split evaluated, and sampled episodes. The report and the reproduction read them back.
+import { type Episode, episodeSchema } from '@pilotrl/core';
+import { z } from 'zod';
+import { readJsonl } from './jsonl';
+
+/** Per-iteration metrics under standard names, plus where in the curriculum they were taken. */
+export const metricsRecordSchema = z
+  .object({
+    step: z.number().int().nonnegative(),
+    phase: z.string(),
+    phaseIndex: z.number().int().nonnegative(),
+    iteration: z.number().int().nonnegative(),
+  })
+  .catchall(z.union([z.number(), z.string(), z.null()]));
+export type MetricsRecord = z.infer<typeof metricsRecordSchema>;
+
+const proportionSchema = z.object({
+  successes: z.number(),
+  total: z.number(),
+  rate: z.number(),
+  low: z.number(),
+  high: z.number(),
+});
+
+export const evalRecordSchema = z.object({
+  step: z.number().int().nonnegative(),
+  phase: z.string(),
+  split: z.string(),
+  paradigm: z.string(),
+  success: proportionSchema,
+  byTaskType: z.record(z.string(), proportionSchema),
+  meanSteps: z.number(),
+  formatErrorRate: z.number(),
+  /** Mean plan-judge score (1-5, mean of the rubric criteria) when plans were judged. */
+  judgeScore: z.number().nullable().default(null),
+});
+export type EvalRecord = z.infer<typeof evalRecordSchema>;
+
+export const sampledEpisodeSchema = z.object({
+  step: z.number().int().nonnegative(),
+  phase: z.string(),
+  episode: episodeSchema,
+});
+export type SampledEpisode = { step: number; phase: string; episode: Episode };
+
+export function readMetrics(path: string): MetricsRecord[] {
+  return readJsonl(path).map((record) => metricsRecordSchema.parse(record));
+}
+
+export function readEvals(path: string): EvalRecord[] {
+  return readJsonl(path).map((record) => evalRecordSchema.parse(record));
+}
+
+export function readSampledEpisodes(path: string): SampledEpisode[] {
+  return readJsonl(path).map((record) => sampledEpisodeSchema.parse(record));
+}
