@@ -24,3 +24,4 @@ export {
   type ToySplit,
   toyEnvConfigSchema,
 } from './toy-game';
+export { createVectorEnv, type VectorEnvOptions, vectorEnvOptionsSchema } from './vector-env';
