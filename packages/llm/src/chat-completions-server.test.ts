@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChatCompletionsServer } from './chat-completions-server';
+import type { ChatCompletionResponse } from './openai-wire';
+import { createScriptedPolicy } from './scripted-policy';
+
+type ErrorBody = { error: { message: string } };
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function start(options: { apiKeyEnv?: string; env?: Record<string, string> } = {}) {
+  const policy = createScriptedPolicy({
+    respond: (_request, call) => `answer ${call}. END rest`,
+    version: 5,
+  });
+  const server = createChatCompletionsServer({ policy, modelName: 'tiny', maxBodyBytes: 2000, ...options });
+  const baseUrl = await server.listen();
+  closers.push(() => server.close());
+  return { baseUrl, policy };
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('chat-completions server', () => {
+  it('answers in the OpenAI shape with logprobs, stop_reason, token ids and n samples', async () => {
+    const { baseUrl, policy } = await start();
+    const response = await post(`${baseUrl}/chat/completions`, {
+      model: 'tiny',
+      messages: [
+        { role: 'developer', content: 'be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ],
+      stop: ' END',
+      logprobs: true,
+      n: 2,
+      seed: 10,
+      return_token_ids: true,
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as ChatCompletionResponse & {
+      object: string;
+      usage: { prompt_tokens: number };
+      prompt_token_ids: number[];
+      choices: { logprobs: { content: unknown[] }; token_ids: number[] }[];
+    };
+    expect(body.object).toBe('chat.completion');
+    expect(body.choices.map((choice) => choice.message.content)).toEqual(['answer 0.', 'answer 1.']);
+    expect(body.choices[0]!.stop_reason).toBe(' END');
+    expect(body.choices[0]!.finish_reason).toBe('stop');
+    expect(body.choices[0]!.token_ids).toHaveLength('answer 0. END'.length);
+    expect(body.choices[0]!.logprobs.content[0]).toEqual({
+      token: 'token_id:97',
+      logprob: 0,
+      bytes: null,
+      top_logprobs: [],
+    });
+    expect(body.prompt_token_ids.length).toBe(body.usage.prompt_tokens);
+    expect(policy.requests.map((request) => request.seed)).toEqual([10, 11]);
+    expect(policy.requests[0]!.messages[0]).toEqual({ role: 'system', content: 'be brief' });
+  });
+
+  it('rejects invalid requests with 400 and a message naming the field', async () => {
+    const { baseUrl } = await start();
+    const cases: [unknown, RegExp][] = [
+      [{ model: 'tiny', messages: [] }, /messages: Too small/],
+      [{ model: 'tiny', messages: [{ role: 'user', content: 'x' }], temperature: 9 }, /temperature/],
+      [
+        { model: 'tiny', messages: [{ role: 'user', content: 'x' }], stream: true },
+        /streaming is not supported/,
+      ],
+      [{ model: 'tiny', messages: [{ role: 'user', content: 'x' }], top_logprobs: 5 }, /top_logprobs/],
+    ];
+    for (const [body, pattern] of cases) {
+      const response = await post(`${baseUrl}/chat/completions`, body);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as ErrorBody).error.message).toMatch(pattern);
+    }
+    const notJson = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', body: '{oops' });
+    expect(notJson.status).toBe(400);
+    const tooLarge = await post(`${baseUrl}/chat/completions`, {
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'x'.repeat(5000) }],
+    });
+    expect(tooLarge.status).toBe(413);
+  });
+
+  it('lists its model and answers unknown routes with 404', async () => {
+    const { baseUrl } = await start();
+    const models = (await (await fetch(`${baseUrl}/models`)).json()) as { data: { id: string }[] };
+    expect(models.data.map((model) => model.id)).toEqual(['tiny']);
+    expect((await fetch(`${baseUrl}/completions`)).status).toBe(404);
+  });
+
+  it('requires the bearer key when apiKeyEnv is set', async () => {
+    const { baseUrl } = await start({ apiKeyEnv: 'SERVE_KEY', env: { SERVE_KEY: 'local-secret' } });
+    const body = { model: 'tiny', messages: [{ role: 'user', content: 'x' }] };
+    expect((await post(`${baseUrl}/chat/completions`, body)).status).toBe(401);
+    expect(
+      (await post(`${baseUrl}/chat/completions`, body, { authorization: 'Bearer local-secret' })).status,
+    ).toBe(200);
+  });
+});

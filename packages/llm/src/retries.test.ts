@@ -1,0 +1,240 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChatClient, type LlmEvent } from './chat-client';
+import { LlmRequestError } from './errors';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+const completion = (content: string) => ({
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+});
+
+/** A raw HTTP server whose handler decides each answer; returns its base URL. */
+async function rawServer(
+  handler: (request: IncomingMessage, response: ServerResponse, count: number) => void,
+) {
+  let count = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => handler(request, response, count++));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
+
+function answer(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+const messages = [{ role: 'user' as const, content: 'hello' }];
+
+describe('retries', () => {
+  it('retries 429 and 500, honouring Retry-After, then succeeds', async () => {
+    const baseUrl = await rawServer((_request, response, count) => {
+      if (count === 0) answer(response, 429, { error: { message: 'slow down' } }, { 'retry-after': '2' });
+      else if (count === 1) answer(response, 500, { error: { message: 'boom' } });
+      else answer(response, 200, completion('finally'));
+    });
+    const delays: number[] = [];
+    const events: LlmEvent[] = [];
+    const client = createChatClient(
+      { baseUrl, model: 'm', retry: { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 10_000 } },
+      { sleep: async (ms) => void delays.push(ms), onEvent: (event) => events.push(event) },
+    );
+    const response = await client.chat({ messages });
+    expect(response.text).toBe('finally');
+    expect(delays[0]).toBe(2000);
+    expect(delays[1]).toBeGreaterThanOrEqual(0);
+    expect(delays[1]).toBeLessThanOrEqual(200);
+    expect(events.map((event) => [event.type, 'status' in event ? event.status : undefined])).toEqual([
+      ['retry', 429],
+      ['retry', 500],
+    ]);
+  });
+
+  it('gives up after maxRetries with the endpoint, status and attempt count', async () => {
+    const baseUrl = await rawServer((_request, response) =>
+      answer(response, 503, { error: { message: 'overloaded' } }),
+    );
+    const client = createChatClient(
+      { baseUrl, model: 'm', retry: { maxRetries: 2 } },
+      { sleep: async () => undefined },
+    );
+    const error = (await client.chat({ messages }).catch((caught: unknown) => caught)) as LlmRequestError;
+    expect(LlmRequestError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      reason: 'http',
+      status: 503,
+      attempts: 3,
+      endpoint: `POST ${baseUrl}/chat/completions`,
+    });
+    expect(error.message).toBe(
+      `POST ${baseUrl}/chat/completions failed after 3 attempts: HTTP 503 Service Unavailable: "overloaded". The server failed; see its logs.`,
+    );
+  });
+
+  it('does not retry a 400', async () => {
+    let calls = 0;
+    const baseUrl = await rawServer((_request, response) => {
+      calls += 1;
+      answer(response, 400, { error: { message: 'bad request' } });
+    });
+    const client = createChatClient({ baseUrl, model: 'm' }, { sleep: async () => undefined });
+    await expect(client.chat({ messages })).rejects.toMatchObject({ status: 400, attempts: 1 });
+    expect(calls).toBe(1);
+  });
+
+  it('stops when Retry-After asks for longer than maxDelayMs', async () => {
+    const baseUrl = await rawServer((_request, response) =>
+      answer(response, 429, {}, { 'retry-after': '120' }),
+    );
+    const client = createChatClient(
+      { baseUrl, model: 'm', retry: { maxDelayMs: 1000 } },
+      { sleep: async () => undefined },
+    );
+    await expect(client.chat({ messages })).rejects.toThrow(
+      /asked to wait 120000 ms, more than retry.maxDelayMs=1000/,
+    );
+  });
+
+  it('times out an attempt that gets no answer, and retries it', async () => {
+    let calls = 0;
+    const baseUrl = await rawServer((_request, response) => {
+      calls += 1;
+      if (calls === 1) return;
+      answer(response, 200, completion('second time'));
+    });
+    const client = createChatClient(
+      { baseUrl, model: 'm', timeoutMs: 100, retry: { maxRetries: 1 } },
+      { sleep: async () => undefined },
+    );
+    expect((await client.chat({ messages })).text).toBe('second time');
+  });
+
+  it('reports a timeout when every attempt runs out of time', async () => {
+    const baseUrl = await rawServer(() => undefined);
+    const client = createChatClient(
+      { baseUrl, model: 'm', timeoutMs: 50, retry: { maxRetries: 1 } },
+      { sleep: async () => undefined },
+    );
+    const error = (await client.chat({ messages }).catch((caught: unknown) => caught)) as LlmRequestError;
+    expect(error).toMatchObject({ name: 'LlmRequestError', reason: 'timeout', attempts: 2 });
+    expect(error.message).toMatch(/no complete answer within timeoutMs=50\. Raise timeoutMs/);
+  });
+
+  it('stops at once when the caller aborts', async () => {
+    const baseUrl = await rawServer(() => undefined);
+    const client = createChatClient({ baseUrl, model: 'm' });
+    const controller = new AbortController();
+    const pending = client.chat({ messages }, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ reason: 'aborted', attempts: 1 });
+  });
+
+  it('names a refused connection as a network failure after retrying it', async () => {
+    const baseUrl = await rawServer(() => undefined);
+    await closers.pop()!();
+    const client = createChatClient(
+      { baseUrl, model: 'm', retry: { maxRetries: 1 } },
+      { sleep: async () => undefined },
+    );
+    await expect(client.chat({ messages })).rejects.toThrow(
+      /failed after 2 attempts: network error ECONNREFUSED/,
+    );
+  });
+
+  it('keeps requests in flight within maxConcurrency', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const held: ServerResponse[] = [];
+    const total = 6;
+    let received = 0;
+    const baseUrl = await rawServer((_request, response) => {
+      inFlight += 1;
+      received += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      held.push(response);
+      if (held.length === 2 || received === total) {
+        for (const waiting of held.splice(0)) {
+          inFlight -= 1;
+          answer(waiting, 200, completion('ok'));
+        }
+      }
+    });
+    const client = createChatClient({ baseUrl, model: 'm', maxConcurrency: 2 });
+    const results = await Promise.all(Array.from({ length: total }, () => client.chat({ messages })));
+    expect(results).toHaveLength(total);
+    expect(maxInFlight).toBe(2);
+  });
+});
+
+describe('API key handling', () => {
+  const secret = 'sk-test-5f3c9a1b7d2e4f60';
+
+  it('sends the key from the named environment variable', async () => {
+    let seen: string | undefined;
+    const baseUrl = await rawServer((request, response) => {
+      seen = request.headers.authorization;
+      answer(response, 200, completion('ok'));
+    });
+    const client = createChatClient(
+      { baseUrl, model: 'm', apiKeyEnv: 'TEST_LLM_KEY' },
+      { env: { TEST_LLM_KEY: secret } },
+    );
+    await client.chat({ messages });
+    expect(seen).toBe(`Bearer ${secret}`);
+  });
+
+  it('never shows the key in errors, events or the client object, even when the server echoes it', async () => {
+    const baseUrl = await rawServer((request, response) =>
+      answer(response, 500, {
+        error: { message: `bad auth header ${request.headers.authorization} (key ${secret})` },
+      }),
+    );
+    const events: LlmEvent[] = [];
+    const client = createChatClient(
+      { baseUrl, model: 'm', apiKeyEnv: 'TEST_LLM_KEY', retry: { maxRetries: 1 } },
+      { env: { TEST_LLM_KEY: secret }, sleep: async () => undefined, onEvent: (event) => events.push(event) },
+    );
+    const error = (await client.chat({ messages }).catch((caught: unknown) => caught)) as Error;
+    expect(error.message).toContain('bad auth header Bearer [redacted] (key [redacted])');
+    const everything = [
+      error.message,
+      String(error.stack),
+      inspect(error, { depth: 10 }),
+      JSON.stringify(error),
+      JSON.stringify(events),
+      inspect(client, { depth: 10, showHidden: true }),
+      JSON.stringify(client),
+    ].join('\n');
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(secret.slice(3));
+  });
+
+  it('refuses to start when the named variable is unset, naming the variable', () => {
+    expect(() =>
+      createChatClient(
+        { baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKeyEnv: 'MISSING_KEY' },
+        { env: {} },
+      ),
+    ).toThrow(/Environment variable MISSING_KEY \(apiKeyEnv\) is not set/);
+  });
+});
