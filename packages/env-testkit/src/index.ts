@@ -22,6 +22,7 @@ export {
   type ToyGame,
   type ToyOutcome,
   type ToySplit,
+  type ToyTaskSource,
   toyEnvConfigSchema,
 } from './toy-game';
 export { createVectorEnv, type VectorEnvOptions, vectorEnvOptionsSchema } from './vector-env';

@@ -1,14 +1,14 @@
 // The toy envs by registry id, and the one call that registers them (importing registers nothing).
-import { envRegistry, type TaskSource, type TextEnv } from '@pilotrl/core';
+import { envRegistry, type TextEnv } from '@pilotrl/core';
 import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from './corridor';
 import { createKeyDoorEnv, KEY_DOOR_ENV_ID, keyDoorTasks } from './key-door';
 import { createRecipeEnv, RECIPE_ENV_ID, recipeTasks } from './recipe';
-import type { ToyEnvConfig } from './toy-game';
+import type { ToyEnvConfig, ToyTaskSource } from './toy-game';
 
 export interface TestkitEnv {
   readonly envId: string;
   readonly create: (config?: ToyEnvConfig) => TextEnv;
-  readonly tasks: TaskSource;
+  readonly tasks: ToyTaskSource;
 }
 
 /** The three toy envs, each with its task source (splits `train`, `valid_seen`, `valid_unseen`). */

@@ -60,7 +60,7 @@ describe('toy envs', () => {
 
   it('refuse a wrong key in key-door without ending the episode', async () => {
     const env = createKeyDoorEnv();
-    const solution = await testkitEnvs[1]!.tasks.oracle!({ taskId: 'train-2', split: 'train', seed: 2 });
+    const solution = await testkitEnvs[1]!.tasks.oracle({ taskId: 'train-2', split: 'train', seed: 2 });
     let result = await env.reset({ seed: 2, taskId: 'train-2' });
     const container = solution.actions[0]!.replace('open ', '');
     const other = result.admissibleActions.find((a) => a.startsWith('open ') && !a.endsWith(container))!;
@@ -74,7 +74,7 @@ describe('toy envs', () => {
 
   it('ruin the recipe when the bowl holds the wrong ingredients', async () => {
     const env = createRecipeEnv();
-    const solution = await testkitEnvs[2]!.tasks.oracle!({ taskId: 'train-4', split: 'train', seed: 4 });
+    const solution = await testkitEnvs[2]!.tasks.oracle({ taskId: 'train-4', split: 'train', seed: 4 });
     await env.reset({ seed: 4, taskId: 'train-4' });
     await env.step(solution.actions[0]!);
     await env.step(solution.actions[2]!);

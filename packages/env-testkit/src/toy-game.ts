@@ -177,8 +177,11 @@ const rangeSchema = z
   })
   .optional();
 
+/** A task source whose oracle always exists. */
+export type ToyTaskSource = TaskSource & { oracle(task: TaskRef): Promise<OracleSolution> };
+
 /** The task source of a toy game: fixed, seed-derived tasks in three splits, with an exact oracle. */
-export function createToyTaskSource<State>(game: ToyGame<State>): TaskSource {
+export function createToyTaskSource<State>(game: ToyGame<State>): ToyTaskSource {
   const splitOf = (split: string): ToySplit => {
     if (!(TOY_SPLITS as readonly string[]).includes(split)) {
       throw new InvalidArgumentError(
