@@ -501,6 +501,7 @@ function toEpisode(
     contextCuts: state.contextCuts,
     omittedTurnsMax: state.omittedTurnsMax,
     actionMatches: state.actionRules,
+    finalObservation: last.observation,
   };
   if (agent.paradigm === 'adaplan') metadata.fixedStepEdits = state.fixedStepEdits;
   if (state.envError !== null) metadata.envError = state.envError;

@@ -1,0 +1,147 @@
+// Evaluation: play a split and report the success rate with a 95% Wilson interval, mean steps,
+// the format-error rate and success per task type.
+import { ConfigError, type Episode, parseOrThrow, type TaskSource, type VectorEnv } from '@pilotrl/core';
+import { z } from 'zod';
+import type { Agent } from './agent';
+import { rollout } from './rollout';
+
+/** z for a two-sided 95% interval. */
+const Z95 = 1.959963984540054;
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/**
+ * Wilson score interval for `successes` out of `trials`; unlike the normal approximation it
+ * stays inside [0, 1] and is sensible at 0 or n successes. With no trials it is [0, 1].
+ */
+export function wilsonInterval(successes: number, trials: number, z = Z95): Interval {
+  if (trials === 0) return { low: 0, high: 1 };
+  const p = successes / trials;
+  const z2 = z * z;
+  const denominator = 1 + z2 / trials;
+  const centre = (p + z2 / (2 * trials)) / denominator;
+  const half = (z / denominator) * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials));
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+export interface SuccessSummary {
+  episodes: number;
+  successes: number;
+  successRate: number;
+  ci95: Interval;
+}
+
+export interface EvalReport extends SuccessSummary {
+  envId: string;
+  split: string;
+  paradigm: string;
+  /** Turns per episode, averaged over all episodes. */
+  meanSteps: number;
+  /** Turns per won episode, averaged; null when none was won. */
+  meanStepsWon: number | null;
+  /** Share of turns whose model output could not be parsed. */
+  formatErrorRate: number;
+  /** Share of episodes with at least one format error. */
+  episodesWithFormatErrors: number;
+  byTaskType: Record<string, SuccessSummary>;
+  episodeRecords: Episode[];
+}
+
+export const evaluateOptionsSchema = z.object({
+  /** First task of the split to play. */
+  offset: z.number().int().nonnegative().default(0),
+  /** How many tasks; required for unbounded splits, else the whole split from `offset`. */
+  limit: z.number().int().positive().optional(),
+  /** Episodes per task. */
+  samplesPerTask: z.number().int().positive().default(1),
+  seed: z.number().int().nonnegative().default(0),
+  runId: z.string().min(1).default('eval'),
+});
+export type EvaluateOptions = z.input<typeof evaluateOptionsSchema>;
+
+function summarise(episodes: readonly Episode[]): SuccessSummary {
+  const successes = episodes.filter((episode) => episode.won).length;
+  return {
+    episodes: episodes.length,
+    successes,
+    successRate: episodes.length === 0 ? 0 : successes / episodes.length,
+    ci95: wilsonInterval(successes, episodes.length),
+  };
+}
+
+/** Summarises finished episodes (e.g. read back from a JSONL file). */
+export function summariseEpisodes(
+  episodes: readonly Episode[],
+): Omit<EvalReport, 'envId' | 'split' | 'paradigm' | 'episodeRecords'> {
+  const turns = episodes.reduce((sum, episode) => sum + episode.turns.length, 0);
+  const formatErrors = episodes.reduce(
+    (sum, episode) => sum + episode.turns.filter((turn) => turn.formatError !== null).length,
+    0,
+  );
+  const won = episodes.filter((episode) => episode.won);
+  const byType = new Map<string, Episode[]>();
+  for (const episode of episodes) {
+    const type = episode.taskType ?? 'unknown';
+    byType.set(type, [...(byType.get(type) ?? []), episode]);
+  }
+  return {
+    ...summarise(episodes),
+    meanSteps: episodes.length === 0 ? 0 : turns / episodes.length,
+    meanStepsWon:
+      won.length === 0 ? null : won.reduce((sum, episode) => sum + episode.turns.length, 0) / won.length,
+    formatErrorRate: turns === 0 ? 0 : formatErrors / turns,
+    episodesWithFormatErrors:
+      episodes.length === 0
+        ? 0
+        : episodes.filter((episode) => episode.turns.some((turn) => turn.formatError !== null)).length /
+          episodes.length,
+    byTaskType: Object.fromEntries(
+      [...byType.entries()].sort().map(([type, group]) => [type, summarise(group)]),
+    ),
+  };
+}
+
+/** Plays `split` of `env.taskSource` with `agent` on `env.vectorEnv` and reports how it went. */
+export async function evaluate(
+  agent: Agent,
+  env: { taskSource: TaskSource; vectorEnv: VectorEnv },
+  split: string,
+  options: EvaluateOptions = {},
+): Promise<EvalReport> {
+  const config = parseOrThrow(evaluateOptionsSchema, options, 'evaluate options');
+  const { taskSource, vectorEnv } = env;
+  if (!taskSource.splits().includes(split)) {
+    throw new ConfigError(
+      `env "${taskSource.envId}" has no split "${split}"; its splits are ${taskSource.splits().join(', ')}`,
+    );
+  }
+  if (config.limit === undefined && taskSource.count(split) === 'unbounded') {
+    throw new ConfigError(`split "${split}" of env "${taskSource.envId}" is unbounded; pass a limit`);
+  }
+  const tasks = await taskSource.tasks(split, {
+    offset: config.offset,
+    ...(config.limit === undefined ? {} : { limit: config.limit }),
+  });
+  if (tasks.length === 0) {
+    throw new ConfigError(
+      `split "${split}" of env "${taskSource.envId}" has no tasks from offset ${config.offset}`,
+    );
+  }
+  const episodes = await rollout(agent, vectorEnv, {
+    envId: taskSource.envId,
+    tasks,
+    groupSize: config.samplesPerTask,
+    runId: config.runId,
+    seed: config.seed,
+  });
+  return {
+    envId: taskSource.envId,
+    split,
+    paradigm: agent.paradigm,
+    ...summariseEpisodes(episodes),
+    episodeRecords: episodes,
+  };
+}
