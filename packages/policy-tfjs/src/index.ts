@@ -1,0 +1,30 @@
+export { AdamW, type WarmupCosineOptions, warmupCosine } from './adamw';
+export {
+  BACKEND_ORDER,
+  type BackendChoice,
+  type BackendInfo,
+  type BackendOptions,
+  initBackend,
+} from './backend';
+export { chatText, renderChat } from './chat-template';
+export { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, type CheckpointManifest } from './checkpoint';
+export { type GeneratedSequence, type GenerateOptions, type SamplingSettings, sampleToken } from './generate';
+export {
+  type ModelConfig,
+  type ModelConfigInput,
+  modelConfigSchema,
+  parameterCount,
+  TransformerModel,
+} from './model';
+export { type CandidateScores, type ScoreRequest, scoreCandidates } from './packed-scoring';
+export { TfjsPolicy, type TfjsPolicyOptions, type WeightSnapshot } from './policy';
+export {
+  END_ID,
+  PAD_ID,
+  type SerializedTokenizer,
+  SPECIAL_TOKENS,
+  type SpecialToken,
+  Tokenizer,
+  type TrainTokenizerOptions,
+} from './tokenizer';
+export { type InstalledOverrides, installWasmOverrides, type WasmOverrideOptions } from './wasm-overrides';
