@@ -24,7 +24,11 @@ export function wilsonInterval(successes: number, trials: number, z = Z95): Inte
   const denominator = 1 + z2 / trials;
   const centre = (p + z2 / (2 * trials)) / denominator;
   const half = (z / denominator) * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials));
-  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+  // At 0 or n successes the exact bound is 0 or 1; rounding would leave it a hair inside.
+  return {
+    low: successes === 0 ? 0 : Math.max(0, centre - half),
+    high: successes === trials ? 1 : Math.min(1, centre + half),
+  };
 }
 
 export interface SuccessSummary {

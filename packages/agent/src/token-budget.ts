@@ -59,7 +59,7 @@ export interface FittedConversation {
   tokens: number;
 }
 
-const CUT_MARK = '\n[... text cut to fit the context window ...]\n';
+const CUT_MARK = '\n[... cut ...]\n';
 
 /** Keeps the head (where the goal usually is) and the tail of `text`, about `keepChars` in all. */
 export function cutMiddle(text: string, keepChars: number): string {
