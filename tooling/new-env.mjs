@@ -82,6 +82,14 @@ for (const source of templateFiles(templateDir)) {
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, render(readFileSync(source, 'utf8'), values));
 }
+// Import order and line breaks depend on the name, so the house formatter settles them.
+const biome = spawnSync(
+  join(root, 'node_modules', '.bin', 'biome'),
+  ['check', '--write', '--vcs-use-ignore-file=false', packageDir],
+  { cwd: root, encoding: 'utf8' },
+);
+if (biome.status !== 0)
+  fail(`"biome check --write" failed on the new package:\n${biome.stdout}${biome.stderr}`);
 console.log(`Created @pilotrl/env-${name} in ${relative(process.cwd(), packageDir) || '.'}`);
 
 if (parsed.values.out === undefined && !parsed.values['no-install']) {
