@@ -1,0 +1,70 @@
+// Plan-quality reward (PilotRL stage 2): a judge scores the plan the policy wrote, and the three
+// rubric scores become reward components.
+import {
+  type Episode,
+  InvalidArgumentError,
+  type Judge,
+  type JudgeInput,
+  type JudgeResult,
+  parseOrThrow,
+} from '@pilotrl/core';
+import { z } from 'zod';
+import type { EpisodeRewardFn } from './reward-fn';
+
+export const judgeRewardOptionsSchema = z.object({
+  /** Which plan to judge: the first one the policy wrote, or the last one in force. */
+  plan: z.enum(['first', 'last']).default('first'),
+});
+
+export interface JudgeRewardHooks {
+  judge: Judge;
+  /** The oracle's reference for an episode's task, when there is one. */
+  reference?: (episode: Episode) => Promise<JudgeInput['reference']> | JudgeInput['reference'];
+}
+
+/**
+ * Components `judge_correctness`, `judge_followability`, `judge_standardization` (1-5 each) and
+ * `plan_quality` = (mean - 1) / 4, in [0, 1]. The verdict is kept for `episode.judge`.
+ */
+export function createJudgeReward(
+  hooks: JudgeRewardHooks,
+  options: z.input<typeof judgeRewardOptionsSchema> = {},
+): EpisodeRewardFn {
+  const config = parseOrThrow(judgeRewardOptionsSchema, options, 'judge reward options');
+  const verdicts = new WeakMap<Episode, JudgeResult>();
+  return {
+    name: 'plan_quality',
+    async compute(episode) {
+      const written = episode.planHistory.filter((revision) => revision.source === 'policy');
+      const revision = config.plan === 'first' ? written[0] : written.at(-1);
+      if (revision === undefined) {
+        throw new InvalidArgumentError(
+          `Episode ${episode.id} has no plan written by the policy to judge (planHistory source "policy")`,
+        );
+      }
+      const reference = hooks.reference ? await hooks.reference(episode) : undefined;
+      const [verdict] = await hooks.judge.judge([
+        {
+          task: episode.task,
+          plan: revision.steps,
+          observation: episode.initialObservation,
+          envId: episode.envId,
+          ...(reference === undefined ? {} : { reference }),
+        },
+      ]);
+      verdicts.set(episode, verdict!);
+      const scores = [
+        verdict!.correctness.score,
+        verdict!.followability.score,
+        verdict!.standardization.score,
+      ];
+      return {
+        judge_correctness: scores[0]!,
+        judge_followability: scores[1]!,
+        judge_standardization: scores[2]!,
+        plan_quality: (scores.reduce((sum, score) => sum + score, 0) / 3 - 1) / 4,
+      };
+    },
+    judgeResult: (episode) => verdicts.get(episode),
+  };
+}
