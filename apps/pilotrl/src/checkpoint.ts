@@ -24,7 +24,7 @@ export const trainerStateSchema = z.object({
   /** Anything else a phase needs to continue exactly (e.g. its task cursor). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });
-export type TrainerState = z.infer<typeof trainerStateSchema> & { rngState: RngState };
+export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> & { rngState: RngState };
 
 const checkpointName = (globalIteration: number) => `iter-${String(globalIteration).padStart(6, '0')}`;
 
@@ -81,5 +81,6 @@ export function readTrainerState(checkpointDir: string): TrainerState {
       `${path} is not a trainer state of format ${CHECKPOINT_FORMAT}: ${parsed.error.message}`,
     );
   }
-  return parsed.data as TrainerState;
+  const [a, b, c, d] = parsed.data.rngState as [number, number, number, number];
+  return { ...parsed.data, rngState: [a, b, c, d] };
 }

@@ -69,10 +69,10 @@ describe('curriculum config', () => {
       'stages.0.kind: stage "follow" trains plans, but agent.paradigm is "react"',
     );
     expect(problems({ stages: [{ ...stage, kind: 'plan' }] })).toContain(
-      'stages.0.rewards: stage "plan" needs a `judge`',
+      'stages.0.rewards: stage "plan" needs a `plan_quality`',
     );
-    expect(problems({ stages: [{ ...stage, rewards: { outcome: 1, judge: 1 } }] })).toContain(
-      'stages.0.rewards.judge: the judge score is a stage "plan" reward only',
+    expect(problems({ stages: [{ ...stage, rewards: { outcome: 1, plan_quality: 1 } }] })).toContain(
+      'stages.0.rewards.plan_quality: the judge score is a stage "plan" reward only',
     );
     expect(problems({ stages: [{ ...stage, groupSize: 1 }] })).toContain(
       'stages.0.groupSize: estimator "grpo"',

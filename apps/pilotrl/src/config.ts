@@ -56,6 +56,8 @@ export const policyConfigSchema = strict({
 
 export const agentConfigSchema = strict({
   paradigm: z.enum(['adaplan', 'react']).default('adaplan'),
+  /** `env`: the env's own prompt template; `compact`: the same conversation in few tokens, for small models. */
+  prompt: z.enum(['env', 'compact']).default('env'),
   /** AdaPlan: when the unexecuted part of the plan is rewritten. */
   planRevision: z.enum(['every-turn', 'never']).default('every-turn'),
   /** Previous (action, observation) pairs kept in the prompt. */
@@ -73,6 +75,10 @@ export const sftConfigSchema = strict({
   steps: positiveInt,
   batchSize: positiveInt.default(32),
   learningRate: z.number().positive(),
+  /** SFT steps per logged iteration (and per progress tick and checkpoint unit). */
+  stepsPerIteration: positiveInt.default(25),
+  /** Linear warmup steps before the cosine decay to 10% of the learning rate. */
+  warmupSteps: z.number().int().nonnegative().default(20),
 });
 
 export const lossConfigSchema = strict({
@@ -86,7 +92,7 @@ export const lossConfigSchema = strict({
   entropyCoef: z.number().min(0).default(0),
 });
 
-/** Reward components by name with their weights; names are those of `@pilotrl/rewards`. */
+/** Reward components by name with their weights; names are those of `@pilotrl/rewards` (`plan_quality` is the judge score scaled to [0, 1]). */
 const rewardWeights = z
   .record(z.string().min(1), z.number().refine(Number.isFinite, 'must be finite'))
   .refine((weights) => Object.keys(weights).length > 0, 'needs at least one reward component');
@@ -95,7 +101,7 @@ export const rewardNames = [
   'outcome',
   'format',
   'plan_adherence',
-  'judge',
+  'plan_quality',
   'repeated_action',
   'invalid_action',
   'overlong',
@@ -188,11 +194,14 @@ export const curriculumConfigSchema = strict({
     if ('plan_adherence' in stage.rewards && stage.kind !== 'follow') {
       issue(['stages', index, 'rewards', 'plan_adherence'], 'plan adherence is a stage "follow" reward only');
     }
-    if ('judge' in stage.rewards && stage.kind !== 'plan') {
-      issue(['stages', index, 'rewards', 'judge'], 'the judge score is a stage "plan" reward only');
+    if ('plan_quality' in stage.rewards && stage.kind !== 'plan') {
+      issue(['stages', index, 'rewards', 'plan_quality'], 'the judge score is a stage "plan" reward only');
     }
-    if (stage.kind === 'plan' && !('judge' in stage.rewards)) {
-      issue(at('rewards'), 'stage "plan" needs a `judge` reward weight (PilotRL: judge score + outcome)');
+    if (stage.kind === 'plan' && !('plan_quality' in stage.rewards)) {
+      issue(
+        at('rewards'),
+        'stage "plan" needs a `plan_quality` reward weight (PilotRL: judge score + outcome)',
+      );
     }
     if (!('outcome' in stage.rewards)) {
       issue(at('rewards'), 'every stage needs an `outcome` reward weight');

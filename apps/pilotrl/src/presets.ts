@@ -8,7 +8,7 @@ const quick: CurriculumConfigInput = {
   seed: 1,
   env: { id: 'alfworld', maxSteps: 30 },
   policy: { size: 'small', tokenizerCorpusTasks: 120, seed: 1 },
-  agent: { paradigm: 'adaplan', planRevision: 'never', historyWindow: 2 },
+  agent: { paradigm: 'adaplan', prompt: 'compact', planRevision: 'never', historyWindow: 2 },
   sft: { demonstrations: 300, steps: 300, batchSize: 32, learningRate: 3e-3 },
   stages: [
     {
@@ -25,7 +25,7 @@ const quick: CurriculumConfigInput = {
       tasksPerIteration: 4,
       groupSize: 4,
       learningRate: 3e-4,
-      rewards: { outcome: 1, judge: 0.5 },
+      rewards: { outcome: 1, plan_quality: 0.5 },
     },
     {
       kind: 'joint',
@@ -65,7 +65,7 @@ const paper: CurriculumConfigInput = {
       ...paperStage,
       rewards: { outcome: 1, plan_adherence: 0.5, overlong: 1 },
     },
-    { kind: 'plan', iterations: 100, ...paperStage, rewards: { outcome: 1, judge: 0.5, overlong: 1 } },
+    { kind: 'plan', iterations: 100, ...paperStage, rewards: { outcome: 1, plan_quality: 0.5, overlong: 1 } },
     { kind: 'joint', iterations: 100, ...paperStage, rewards: { outcome: 1, overlong: 1 } },
   ],
   eval: { episodes: 200, every: 20 },
@@ -75,7 +75,7 @@ const paper: CurriculumConfigInput = {
 const reactBaseline: CurriculumConfigInput = {
   ...quick,
   name: 'react-baseline',
-  agent: { paradigm: 'react', historyWindow: 2 },
+  agent: { paradigm: 'react', prompt: 'compact', historyWindow: 2 },
   stages: [
     {
       kind: 'joint',

@@ -1,0 +1,171 @@
+// The `pilotrl` command line: parses arguments per command and reports errors as one clear
+// message (PilotRL errors carry what, where and how to fix) with a non-zero exit code.
+import { parseArgs } from 'node:util';
+import { PilotRLError } from '@pilotrl/core';
+import { evalCommand } from './commands/eval';
+import { type CliIo, processIo } from './commands/io';
+import { play } from './commands/play';
+import { serve } from './commands/serve';
+import { train } from './commands/train';
+import { writeReport } from './report';
+
+export const USAGE = `Usage: pilotrl <command> [options]
+
+Commands:
+  train   --config <file.yaml|file.json|preset> [--out <run-dir>] [--no-report]
+          --resume <run-dir>             continue an interrupted run from its latest checkpoint
+          presets: quick, paper, react-baseline
+  eval    --checkpoint <dir> | --base-url <url> --model <name> [--api-key-env <VAR>]
+          [--config <file|preset>] [--paradigm adaplan|react] [--splits valid_seen,valid_unseen]
+          [--episodes <n>] [--env <id>]
+  report  <run-dir>                      write <run-dir>/report/index.html and PNG charts
+  play    [--env alfworld] [--split valid_seen] [--task <n>] [--max-steps <n>]
+  serve   --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--model-name pilotrl]
+`;
+
+const positiveInt = (value: string | undefined, flag: string): number | undefined => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new PilotRLError(`${flag} must be a non-negative integer, got "${value}"`);
+  return n;
+};
+
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'train': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            config: { type: 'string' },
+            out: { type: 'string' },
+            resume: { type: 'string' },
+            'no-report': { type: 'boolean', default: false },
+          },
+        });
+        const { runDir, evals } = await train(
+          {
+            ...(values.config === undefined ? {} : { config: values.config }),
+            ...(values.out === undefined ? {} : { out: values.out }),
+            ...(values.resume === undefined ? {} : { resume: values.resume }),
+            report: !values['no-report'],
+          },
+          io,
+          argv,
+        );
+        io.stdout.write(`${runDir}\n`);
+        return evals.length >= 0 ? 0 : 1;
+      }
+      case 'eval': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            checkpoint: { type: 'string' },
+            'base-url': { type: 'string' },
+            model: { type: 'string' },
+            'api-key-env': { type: 'string' },
+            config: { type: 'string' },
+            paradigm: { type: 'string' },
+            splits: { type: 'string' },
+            episodes: { type: 'string' },
+            env: { type: 'string' },
+          },
+        });
+        if (values.paradigm !== undefined && values.paradigm !== 'adaplan' && values.paradigm !== 'react') {
+          throw new PilotRLError(`--paradigm must be adaplan or react, got "${values.paradigm}"`);
+        }
+        const episodes = positiveInt(values.episodes, '--episodes');
+        await evalCommand(
+          {
+            ...(values.checkpoint === undefined ? {} : { checkpoint: values.checkpoint }),
+            ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
+            ...(values.model === undefined ? {} : { model: values.model }),
+            ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
+            ...(values.config === undefined ? {} : { config: values.config }),
+            ...(values.paradigm === undefined ? {} : { paradigm: values.paradigm }),
+            ...(values.splits === undefined ? {} : { splits: values.splits.split(',') }),
+            ...(episodes === undefined ? {} : { episodes }),
+            ...(values.env === undefined ? {} : { env: values.env }),
+          },
+          io,
+        );
+        return 0;
+      }
+      case 'report': {
+        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+        if (positionals.length !== 1)
+          throw new PilotRLError('pilotrl report takes one argument: the run directory');
+        const files = writeReport(positionals[0]!);
+        io.stdout.write(`${files.html}\n${files.pngs.join('\n')}\n`);
+        return 0;
+      }
+      case 'play': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            env: { type: 'string', default: 'alfworld' },
+            split: { type: 'string', default: 'valid_seen' },
+            task: { type: 'string', default: '0' },
+            'max-steps': { type: 'string', default: '50' },
+          },
+        });
+        return await play(
+          {
+            env: values.env,
+            split: values.split,
+            task: positiveInt(values.task, '--task')!,
+            maxSteps: positiveInt(values['max-steps'], '--max-steps')!,
+          },
+          io,
+        );
+      }
+      case 'serve': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            checkpoint: { type: 'string' },
+            port: { type: 'string', default: '8000' },
+            host: { type: 'string', default: '127.0.0.1' },
+            'model-name': { type: 'string', default: 'pilotrl' },
+            'api-key-env': { type: 'string' },
+          },
+        });
+        if (values.checkpoint === undefined) throw new PilotRLError('pilotrl serve needs --checkpoint <dir>');
+        const server = await serve(
+          {
+            checkpoint: values.checkpoint,
+            port: positiveInt(values.port, '--port')!,
+            host: values.host,
+            modelName: values['model-name'],
+            ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
+          },
+          io,
+        );
+        await new Promise<void>((resolve) => {
+          const stop = () => resolve();
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        await server.close();
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(USAGE);
+        return command === undefined ? 1 : 0;
+      default:
+        io.stderr.write(`pilotrl: unknown command "${command}"\n\n${USAGE}`);
+        return 1;
+    }
+  } catch (error) {
+    const named = PilotRLError.isInstance(error) || (error instanceof TypeError && 'code' in error);
+    io.stderr.write(
+      `pilotrl ${command}: ${named ? (error as Error).message : ((error as Error).stack ?? String(error))}\n`,
+    );
+    return 1;
+  }
+}

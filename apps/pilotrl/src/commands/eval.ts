@@ -1,0 +1,108 @@
+// `pilotrl eval`: a checkpoint (or any OpenAI-compatible model) on held-out splits with AdaPlan or
+// ReAct; success with a 95% interval overall and per task type.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Policy } from '@pilotrl/core';
+import { createChatClient } from '@pilotrl/llm';
+import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import type { CurriculumConfig } from '../config';
+import { evaluateSplits } from '../curriculum';
+import { readRunConfig } from '../run-dir';
+import type { EvalRecord } from '../run-records';
+import { envProviderFor } from '../runtime';
+import { createStageScorer } from '../stage-rewards';
+import { formatPercent } from '../stats';
+import type { CliIo } from './io';
+import { resolveConfig } from './train';
+
+export interface EvalOptions {
+  checkpoint?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  config?: string;
+  paradigm?: 'adaplan' | 'react';
+  splits?: string[];
+  episodes?: number;
+  env?: string;
+}
+
+/** The policy directory inside a checkpoint, a run directory's latest checkpoint, or `dir` itself. */
+export function policyDir(dir: string): string {
+  if (existsSync(join(dir, 'policy'))) return join(dir, 'policy');
+  if (existsSync(join(dir, 'checkpoints', 'latest'))) {
+    return join(
+      dir,
+      'checkpoints',
+      readFileSync(join(dir, 'checkpoints', 'latest'), 'utf8').trim(),
+      'policy',
+    );
+  }
+  return dir;
+}
+
+/** The run or preset config, with the paradigm, env and eval settings the command line overrides. */
+function evalConfig(options: EvalOptions): CurriculumConfig {
+  let base: CurriculumConfig;
+  if (options.config !== undefined) base = resolveConfig(options.config);
+  else if (options.checkpoint !== undefined && existsSync(join(options.checkpoint, 'config.json')))
+    base = readRunConfig(options.checkpoint);
+  else base = resolveConfig('quick');
+  return {
+    ...base,
+    env: options.env === undefined ? base.env : { ...base.env, id: options.env, options: {} },
+    // A remote model has a far larger context than our small policies.
+    policy: options.baseUrl === undefined ? base.policy : { ...base.policy, contextLength: 8192 },
+    agent: { ...base.agent, paradigm: options.paradigm ?? base.agent.paradigm },
+    eval: {
+      ...base.eval,
+      ...(options.splits === undefined ? {} : { splits: options.splits }),
+      ...(options.episodes === undefined ? {} : { episodes: options.episodes }),
+    },
+  };
+}
+
+export function formatEvalTable(records: readonly EvalRecord[]): string {
+  const lines = ['split          paradigm  success  [95% CI]            n    steps  format-err'];
+  for (const r of records) {
+    lines.push(
+      `${r.split.padEnd(14)} ${r.paradigm.padEnd(9)} ${formatPercent(r.success.rate).padStart(7)}  [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`.padEnd(
+        56,
+      ) +
+        `${String(r.success.total).padStart(4)}  ${r.meanSteps.toFixed(1).padStart(5)}  ${formatPercent(r.formatErrorRate).padStart(9)}`,
+    );
+    for (const [type, p] of Object.entries(r.byTaskType)) {
+      lines.push(
+        `  ${type.padEnd(34)} ${formatPercent(p.rate).padStart(7)}  [${formatPercent(p.low)}, ${formatPercent(p.high)}]  n=${p.total}`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function evalCommand(options: EvalOptions, io: CliIo): Promise<EvalRecord[]> {
+  const config = evalConfig(options);
+  let policy: Policy | TfjsPolicy;
+  if (options.baseUrl !== undefined) {
+    if (options.model === undefined) throw new Error('pilotrl eval --base-url needs --model <name>');
+    policy = createChatClient({
+      baseUrl: options.baseUrl,
+      model: options.model,
+      ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
+      dialect: 'vllm',
+    });
+  } else if (options.checkpoint !== undefined) {
+    policy = await TfjsPolicy.load(policyDir(options.checkpoint), { samplingSeed: config.seed });
+  } else {
+    throw new Error('pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>');
+  }
+  const provider = envProviderFor(config);
+  const planStage = config.stages.find((s) => s.kind === 'plan');
+  const scorer = planStage === undefined ? undefined : createStageScorer(config, planStage, provider);
+  const { records } = await evaluateSplits(config, provider, policy, { ...config.eval, seed: 0 }, scorer, {
+    step: 0,
+    phase: 'eval',
+  });
+  io.stdout.write(formatEvalTable(records));
+  return records;
+}

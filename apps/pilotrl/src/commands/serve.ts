@@ -1,0 +1,28 @@
+// `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API.
+import { createChatCompletionsServer } from '@pilotrl/llm';
+import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { policyDir } from './eval';
+import type { CliIo } from './io';
+
+export interface ServeOptions {
+  checkpoint: string;
+  port: number;
+  host: string;
+  modelName: string;
+  apiKeyEnv?: string;
+}
+
+export async function serve(
+  options: ServeOptions,
+  io: CliIo,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const policy = await TfjsPolicy.load(policyDir(options.checkpoint));
+  const server = createChatCompletionsServer({
+    policy: policy.sampler(),
+    modelName: options.modelName,
+    ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
+  });
+  const url = await server.listen(options.port, options.host);
+  io.stdout.write(`pilotrl: serving ${options.checkpoint} as model "${options.modelName}" at ${url}\n`);
+  return { url, close: () => server.close() };
+}

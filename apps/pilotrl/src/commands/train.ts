@@ -1,0 +1,99 @@
+// `pilotrl train`: a fresh run from a config file or preset, or `--resume <run-dir>`; writes the
+// report when the curriculum is done.
+import { existsSync } from 'node:fs';
+import { arch, platform } from 'node:os';
+import { hashString } from '@pilotrl/core';
+import { type CurriculumConfig, loadConfigFile } from '../config';
+import { resumeRun, runCurriculum, startRun } from '../curriculum';
+import type { EnvProvider } from '../env-providers';
+import { presetConfig } from '../presets';
+import { writeReport } from '../report';
+import { createRunDir, defaultRunDir, packageVersions, readRunConfig, sha256 } from '../run-dir';
+import type { EvalRecord } from '../run-records';
+import type { CliIo } from './io';
+
+export const PACKAGE_NAMES = [
+  'pilotrl',
+  '@pilotrl/core',
+  '@pilotrl/agent',
+  '@pilotrl/env-testkit',
+  '@pilotrl/env-alfworld',
+  '@pilotrl/llm',
+  '@pilotrl/optim',
+  '@pilotrl/policy-tfjs',
+  '@pilotrl/rewards',
+  '@tensorflow/tfjs-core',
+  'zod',
+];
+
+/** A config from a `.yaml`/`.json` path, or a preset name. */
+export function resolveConfig(nameOrPath: string): CurriculumConfig {
+  return /\.(ya?ml|json)$/i.test(nameOrPath) || existsSync(nameOrPath)
+    ? loadConfigFile(nameOrPath)
+    : presetConfig(nameOrPath);
+}
+
+/** SHA-256 of the task lists a run reads (ids, seeds and goals of the first tasks of every split). */
+async function taskHashes(config: CurriculumConfig, provider: EnvProvider): Promise<Record<string, string>> {
+  const hashes: Record<string, string> = {};
+  for (const split of provider.tasks.splits()) {
+    const limit = split === config.env.trainSplit ? 1000 : config.eval.episodes;
+    const tasks = await provider.tasks.tasks(split, { offset: 0, limit });
+    hashes[`tasks/${split}`] = sha256(JSON.stringify(tasks));
+  }
+  return hashes;
+}
+
+export interface TrainOptions {
+  config?: string;
+  out?: string;
+  resume?: string;
+  report: boolean;
+}
+
+export async function train(
+  options: TrainOptions,
+  io: CliIo,
+  argv: readonly string[],
+): Promise<{ runDir: string; evals: EvalRecord[] }> {
+  const log = (line: string) => io.stderr.write(`${line}\n`);
+  let runDir: string;
+  let evals: EvalRecord[];
+  if (options.resume !== undefined) {
+    runDir = options.resume;
+    const config = readRunConfig(runDir);
+    const { provider, policy, state } = await resumeRun(config, runDir);
+    log(`pilotrl: resuming ${runDir} on backend ${policy.backend.choice}`);
+    evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
+  } else {
+    if (options.config === undefined)
+      throw new Error('pilotrl train needs --config <file|preset> or --resume <run-dir>');
+    const config = resolveConfig(options.config);
+    runDir = options.out ?? defaultRunDir(config);
+    log(`pilotrl: ${config.name} → ${runDir}`);
+    const { provider, policy, dataHashes } = await startRun(config);
+    createRunDir(runDir, config, {
+      name: config.name,
+      createdAt: new Date().toISOString(),
+      command: ['pilotrl', ...argv],
+      seeds: {
+        master: config.seed,
+        policyInit: config.policy.seed,
+        policySampling: config.seed,
+        eval: hashString(`${config.seed}/eval`) >>> 1,
+      },
+      packages: packageVersions(PACKAGE_NAMES),
+      dataHashes: { ...dataHashes, ...(await taskHashes(config, provider)) },
+      platform: { node: process.version, os: platform(), arch: arch(), backend: policy.backend.choice },
+    });
+    log(
+      `pilotrl: backend ${policy.backend.choice}, ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`,
+    );
+    evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
+  }
+  if (options.report) {
+    const files = writeReport(runDir);
+    log(`pilotrl: report written to ${files.html}`);
+  }
+  return { runDir, evals };
+}

@@ -1,0 +1,476 @@
+// The curriculum runner: an optional SFT warm start, then the configured stages in order, each
+// continuing from the weights the previous one left. Every iteration writes one metrics line;
+// evaluations and checkpoints happen on schedule; a resumed run continues from the latest
+// checkpoint with the same RNG state, weights, optimizer state and truncated logs, so it
+// reproduces the uninterrupted run metric for metric.
+import { evaluate, rollout } from '@pilotrl/agent';
+import { createRng, type Datum, type Episode, hashString, type Rng, rngFromState } from '@pilotrl/core';
+import { createVectorEnv } from '@pilotrl/env-testkit';
+import { createUpdateStep, type UpdateStep } from '@pilotrl/optim';
+import {
+  END_ID,
+  renderChat,
+  type TfjsPolicy,
+  TfjsPolicy as TfjsPolicyClass,
+  warmupCosine,
+} from '@pilotrl/policy-tfjs';
+import { latestCheckpoint, readTrainerState, saveCheckpoint, type TrainerState } from './checkpoint';
+import type { CurriculumConfig, StageConfig } from './config';
+import type { Demonstration } from './demonstrations';
+import type { EnvProvider } from './env-providers';
+import { JsonlWriter } from './jsonl';
+import { ProgressBar, type ProgressStream } from './progress';
+import { runPaths } from './run-dir';
+import type { EvalRecord } from './run-records';
+import {
+  agentOptionsFor,
+  createAgent,
+  createPolicy,
+  demonstrationsFor,
+  envOptionsFor,
+  envProviderFor,
+  trainTokenizer,
+} from './runtime';
+import { createStageScorer, type StageScorer } from './stage-rewards';
+import { formatPercent } from './stats';
+
+export interface Phase {
+  name: string;
+  kind: 'sft' | StageConfig['kind'];
+  iterations: number;
+  stage?: StageConfig;
+}
+
+export function curriculumPhases(config: CurriculumConfig): Phase[] {
+  const phases: Phase[] = [];
+  if (config.sft !== undefined) {
+    phases.push({
+      name: 'sft',
+      kind: 'sft',
+      iterations: Math.ceil(config.sft.steps / config.sft.stepsPerIteration),
+    });
+  }
+  config.stages.forEach((stage, index) => {
+    const name =
+      stage.name ??
+      (config.stages.filter((s) => s.kind === stage.kind).length > 1
+        ? `${stage.kind}-${index + 1}`
+        : stage.kind);
+    phases.push({ name, kind: stage.kind, iterations: stage.iterations, stage });
+  });
+  return phases;
+}
+
+export interface RunContext {
+  config: CurriculumConfig;
+  runDir: string;
+  provider: EnvProvider;
+  policy: TfjsPolicy;
+  /** Writes a status line (checkpoints, evals) to the user. */
+  log: (line: string) => void;
+  progress: ProgressStream;
+}
+
+/** Builds the env provider and policy of a fresh run (tokenizer trained on oracle demonstrations). */
+export async function startRun(config: CurriculumConfig): Promise<{
+  provider: EnvProvider;
+  policy: TfjsPolicy;
+  dataHashes: Record<string, string>;
+}> {
+  const provider = envProviderFor(config);
+  if (config.policy.init !== undefined) {
+    const policy = await TfjsPolicyClass.load(config.policy.init, { samplingSeed: config.seed });
+    return { provider, policy, dataHashes: {} };
+  }
+  const { tokenizer, corpusHash } = await trainTokenizer(config, provider);
+  const policy = await createPolicy(config, tokenizer);
+  return { provider, policy, dataHashes: { tokenizerCorpus: corpusHash } };
+}
+
+/** Loads the provider and the latest checkpoint of an interrupted run. */
+export async function resumeRun(
+  config: CurriculumConfig,
+  runDir: string,
+): Promise<{ provider: EnvProvider; policy: TfjsPolicy; state: TrainerState | undefined }> {
+  const provider = envProviderFor(config);
+  const checkpoint = latestCheckpoint(runPaths(runDir).checkpoints);
+  if (checkpoint === undefined) return { ...(await startRun(config)), state: undefined };
+  const policy = await TfjsPolicyClass.load(`${checkpoint}/policy`, { samplingSeed: config.seed });
+  return { provider, policy, state: readTrainerState(checkpoint) };
+}
+
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+
+/** Episode statistics under standard metric names. */
+export function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {
+  const turns = episodes.flatMap((e) => e.turns);
+  const components = [...new Set(episodes.flatMap((e) => Object.keys(e.rewardComponents)))].sort();
+  return {
+    'charts/success_rate': mean(episodes.map((e) => (e.won ? 1 : 0))),
+    'charts/episodic_return': mean(episodes.map((e) => e.reward ?? e.envReturn)),
+    'charts/episode_length': mean(episodes.map((e) => e.turns.length)),
+    'charts/format_error_rate':
+      turns.length === 0 ? 0 : turns.filter((t) => t.formatError !== null).length / turns.length,
+    'charts/invalid_action_rate':
+      turns.length === 0 ? 0 : turns.filter((t) => !t.valid).length / turns.length,
+    ...Object.fromEntries(
+      components.map((c) => [`rewards/${c}`, mean(episodes.map((e) => e.rewardComponents[c] ?? 0))]),
+    ),
+  };
+}
+
+/** A copy of an episode without its token arrays, for the human-readable episode log. */
+export function lightEpisode(episode: Episode): Episode {
+  return {
+    ...episode,
+    turns: episode.turns.map((turn) => ({
+      ...turn,
+      generations: turn.generations.map((g) => ({ ...g, tokenIds: [], lossMask: [], logprobs: [] })),
+    })),
+  };
+}
+
+/** Token-mean cross-entropy datums for demonstrations: loss on the expert answer and its end token. */
+export function sftDatums(policy: TfjsPolicy, batch: readonly Demonstration[]): Datum[] {
+  const sequences = batch.map((demo) => {
+    const prompt = renderChat(policy.tokenizer, demo.messages, true);
+    const answer = [...policy.tokenizer.encode(demo.reply), END_ID];
+    return { tokenIds: [...prompt, ...answer], answerStart: prompt.length };
+  });
+  const targets = sequences.reduce((sum, s) => sum + s.tokenIds.length - s.answerStart, 0);
+  return sequences.map(({ tokenIds, answerStart }) => ({
+    tokenIds,
+    weights: tokenIds.map((_, t) => (t >= answerStart ? 1 / targets : 0)),
+  }));
+}
+
+export interface EvalOptions {
+  splits: readonly string[];
+  episodes: number;
+  temperature: number;
+  seed: number;
+}
+
+/** Plays each split with the current weights and summarises it as eval records. */
+export async function evaluateSplits(
+  config: CurriculumConfig,
+  provider: EnvProvider,
+  policy: { sampler(): import('@pilotrl/core').Policy } | import('@pilotrl/core').Policy,
+  options: EvalOptions,
+  scorer: StageScorer | undefined,
+  where: { step: number; phase: string },
+): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
+  const sampler = 'sampler' in policy ? policy.sampler() : policy;
+  const agent = createAgent(
+    config,
+    sampler,
+    agentOptionsFor(config, { provider, temperature: options.temperature }),
+  );
+  const records: EvalRecord[] = [];
+  const episodes: Episode[] = [];
+  for (const split of options.splits) {
+    const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
+      size: Math.min(options.episodes, 32),
+    });
+    try {
+      const report = await evaluate(agent, { taskSource: provider.tasks, vectorEnv }, split, {
+        limit: options.episodes,
+        seed: options.seed,
+        runId: `eval-${split}-${where.step}`,
+      });
+      const judgeScore =
+        scorer !== undefined && config.agent.paradigm === 'adaplan'
+          ? await scorer.judgePlans(report.episodeRecords)
+          : null;
+      const proportion = (s: {
+        successes: number;
+        episodes: number;
+        successRate: number;
+        ci95: { low: number; high: number };
+      }) => ({
+        successes: s.successes,
+        total: s.episodes,
+        rate: s.successRate,
+        low: s.ci95.low,
+        high: s.ci95.high,
+      });
+      records.push({
+        step: where.step,
+        phase: where.phase,
+        split,
+        paradigm: report.paradigm,
+        success: proportion(report),
+        byTaskType: Object.fromEntries(
+          Object.entries(report.byTaskType).map(([type, s]) => [type, proportion(s)]),
+        ),
+        meanSteps: report.meanSteps,
+        formatErrorRate: report.formatErrorRate,
+        judgeScore,
+      });
+      episodes.push(...report.episodeRecords);
+    } finally {
+      await vectorEnv.close();
+    }
+  }
+  return { records, episodes };
+}
+
+interface PhaseRunner {
+  iterate(rng: Rng, iteration: number): Promise<{ metrics: Record<string, number>; episodes: Episode[] }>;
+  close(): Promise<void>;
+}
+
+async function sftRunner(context: RunContext): Promise<PhaseRunner> {
+  const { config, provider, policy } = context;
+  const sft = config.sft!;
+  const { demonstrations, won, tasks } = await demonstrationsFor(
+    config,
+    provider,
+    sft.demonstrations,
+    (text) => policy.tokenizer.encode(text).length,
+  );
+  if (demonstrations.length === 0) {
+    throw new Error(
+      `none of ${tasks} oracle demonstrations of "${config.env.id}" fit the agent's budget; raise env.maxSteps or the context length`,
+    );
+  }
+  const schedule = warmupCosine({
+    peak: sft.learningRate,
+    warmupSteps: sft.warmupSteps,
+    totalSteps: sft.steps,
+  });
+  return {
+    async iterate(rng, iteration) {
+      const losses: number[] = [];
+      let tokens = 0;
+      const first = iteration * sft.stepsPerIteration;
+      const last = Math.min(sft.steps, first + sft.stepsPerIteration);
+      for (let step = first; step < last; step++) {
+        const batch = Array.from(
+          { length: sft.batchSize },
+          () => demonstrations[rng.int(demonstrations.length)]!,
+        );
+        const datums = sftDatums(policy, batch);
+        tokens += datums.reduce((sum, d) => sum + d.tokenIds.length, 0);
+        const result = await policy.forwardBackward(datums, 'cross_entropy');
+        losses.push(result.loss);
+        await policy.optimStep({ learningRate: schedule(step), gradClipNorm: 1 });
+      }
+      return {
+        metrics: {
+          'losses/sft_loss': mean(losses),
+          'charts/learning_rate': schedule(last - 1),
+          'charts/demonstrations': demonstrations.length,
+          'charts/demonstration_tasks_won': won,
+          'charts/tokens': tokens,
+        },
+        episodes: [],
+      };
+    },
+    close: async () => {},
+  };
+}
+
+async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunner> {
+  const { config, provider, policy } = context;
+  const stage = phase.stage!;
+  const size = stage.tasksPerIteration * stage.groupSize;
+  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size });
+  const scorer = createStageScorer(config, stage, provider);
+  const update: UpdateStep = createUpdateStep({
+    estimator: stage.estimator,
+    estimatorArgs: stage.estimator === 'grpo' ? { normalizeStd: stage.normalizeStd } : {},
+    loss: 'ppo',
+    lossArgs: {
+      clipLow: stage.loss.clipLow,
+      clipHigh: stage.loss.clipHigh,
+      dualClip: stage.loss.dualClip,
+      klCoef: stage.loss.klCoef,
+      klEstimator: stage.loss.klEstimator,
+    },
+    aggregation: stage.loss.aggregation,
+    epochs: stage.epochs,
+    minibatches: stage.minibatches,
+    entropyCoef: stage.loss.entropyCoef,
+    adam: { learningRate: stage.learningRate, gradClipNorm: stage.gradClipNorm },
+    seed: config.seed,
+  });
+  // A KL term needs the weights the stage started from, frozen.
+  const reference = stage.loss.klCoef > 0 ? await frozenCopy(policy) : undefined;
+  const count = provider.tasks.count(config.env.trainSplit);
+  return {
+    async iterate(rng, iteration) {
+      const started = Date.now();
+      const span = count === 'unbounded' ? 1_000_000 : Math.max(1, count - stage.tasksPerIteration + 1);
+      const tasks = await provider.tasks.tasks(config.env.trainSplit, {
+        offset: rng.int(span),
+        limit: stage.tasksPerIteration,
+      });
+      const agent = createAgent(
+        config,
+        policy.sampler(),
+        agentOptionsFor(config, { stage, provider, temperature: config.agent.temperature }),
+      );
+      const episodes = await rollout(agent, vectorEnv, {
+        envId: provider.envId,
+        tasks,
+        groupSize: stage.groupSize,
+        runId: `${phase.name}-${iteration}`,
+        seed: rng.uint32() >>> 1,
+      });
+      const rolloutSeconds = (Date.now() - started) / 1000;
+      const { judgeScore } = await scorer.score(episodes);
+      const result = await update(policy, episodes, reference === undefined ? {} : { reference });
+      const steps = episodes.reduce((sum, e) => sum + e.turns.length, 0);
+      return {
+        metrics: {
+          ...episodeMetrics(episodes),
+          ...(judgeScore === null ? {} : { 'charts/plan_judge_score': judgeScore }),
+          ...result.metrics,
+          'charts/updated': result.updated ? 1 : 0,
+          'charts/env_steps': steps,
+          'charts/SPS': steps / Math.max(1e-3, rolloutSeconds),
+        },
+        episodes,
+      };
+    },
+    async close() {
+      await vectorEnv.close();
+      reference?.dispose();
+    },
+  };
+}
+
+async function frozenCopy(policy: TfjsPolicy): Promise<TfjsPolicy> {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'pilotrl-reference-'));
+  try {
+    await policy.saveState(dir);
+    return await TfjsPolicyClass.load(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs (or continues from `state`) every phase of the curriculum. */
+export async function runCurriculum(context: RunContext, resumeFrom?: TrainerState): Promise<EvalRecord[]> {
+  const { config, runDir, policy, log } = context;
+  const paths = runPaths(runDir);
+  const metricsLog = new JsonlWriter(paths.metrics);
+  const episodesLog = new JsonlWriter(paths.episodes);
+  const evalsLog = new JsonlWriter(paths.evals);
+  const logs = { metrics: metricsLog, episodes: episodesLog, evals: evalsLog };
+  const phases = curriculumPhases(config);
+  const state: TrainerState = resumeFrom ?? {
+    format: 1,
+    phase: 0,
+    iteration: 0,
+    globalIteration: 0,
+    rngState: createRng(config.seed).state(),
+    policyVersion: policy.version,
+    logBytes: {},
+    extra: {},
+  };
+  if (resumeFrom !== undefined) {
+    for (const [name, writer] of Object.entries(logs)) writer.truncateTo(resumeFrom.logBytes[name] ?? 0);
+    log(
+      `resuming at ${phases[state.phase]?.name ?? 'the end'} iteration ${state.iteration} (global ${state.globalIteration})`,
+    );
+  }
+  const rng = rngFromState(state.rngState, hashString(`${config.seed}`));
+  const evalSeed = hashString(`${config.seed}/eval`) >>> 1;
+  let lastEvals: EvalRecord[] = [];
+  const totalIterations = phases.reduce((sum, p) => sum + p.iterations, 0);
+
+  const checkpoint = async () => {
+    state.rngState = rng.state();
+    state.policyVersion = policy.version;
+    state.logBytes = Object.fromEntries(Object.entries(logs).map(([name, writer]) => [name, writer.size()]));
+    const dir = await saveCheckpoint(paths.checkpoints, state, policy, config.checkpoint.keep);
+    log(`checkpoint saved: ${dir} (global iteration ${state.globalIteration})`);
+  };
+
+  const runEval = async (phase: Phase, scorer: StageScorer | undefined) => {
+    const { records } = await evaluateSplits(
+      config,
+      context.provider,
+      policy,
+      { ...config.eval, seed: evalSeed },
+      scorer,
+      { step: state.globalIteration, phase: phase.name },
+    );
+    for (const record of records) evalsLog.append(record);
+    lastEvals = records;
+    log(
+      `eval after ${phase.name} iteration ${state.iteration}: ${records
+        .map(
+          (r) =>
+            `${r.split} ${formatPercent(r.success.rate)} [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`,
+        )
+        .join(', ')}`,
+    );
+  };
+
+  for (; state.phase < phases.length; state.phase++, state.iteration = 0) {
+    const phase = phases[state.phase]!;
+    const runner = phase.kind === 'sft' ? await sftRunner(context) : await stageRunner(context, phase);
+    const scorer =
+      phase.stage?.kind === 'plan' ? createStageScorer(config, phase.stage, context.provider) : undefined;
+    const bar = new ProgressBar(
+      `[${state.phase + 1}/${phases.length} ${phase.name}]`,
+      phase.iterations,
+      context.progress,
+      Date.now,
+      state.iteration,
+    );
+    try {
+      while (state.iteration < phase.iterations) {
+        const { metrics, episodes } = await runner.iterate(rng, state.iteration);
+        state.iteration++;
+        state.globalIteration++;
+        metricsLog.append({
+          step: state.globalIteration,
+          phase: phase.name,
+          phaseIndex: state.phase,
+          iteration: state.iteration,
+          ...metrics,
+        });
+        for (const episode of episodes.slice(0, config.sampleEpisodes)) {
+          episodesLog.append({
+            step: state.globalIteration,
+            phase: phase.name,
+            episode: lightEpisode(episode),
+          });
+        }
+        const figures: Record<string, string> = { global: `${state.globalIteration}/${totalIterations}` };
+        if (metrics['charts/success_rate'] !== undefined)
+          figures.success = formatPercent(metrics['charts/success_rate']);
+        if (metrics['losses/sft_loss'] !== undefined) figures.loss = metrics['losses/sft_loss'].toFixed(3);
+        if (lastEvals.length > 0)
+          figures.eval = lastEvals.map((r) => formatPercent(r.success.rate)).join('/');
+        bar.update(state.iteration, figures);
+        const phaseDone = state.iteration === phase.iterations;
+        if (phaseDone || state.iteration % config.eval.every === 0) {
+          bar.finish();
+          await runEval(phase, scorer);
+        }
+        if (phaseDone) {
+          state.phase++;
+          state.iteration = 0;
+          await checkpoint();
+          state.phase--;
+          state.iteration = phase.iterations;
+        } else if (state.globalIteration % config.checkpoint.every === 0) {
+          await checkpoint();
+        }
+      }
+    } finally {
+      bar.finish();
+      await runner.close();
+    }
+  }
+  return lastEvals;
+}

@@ -1,0 +1,121 @@
+// Oracle demonstrations for the SFT warm start and the tokenizer corpus. The agent itself runs on
+// each task with a policy that answers from the task's oracle solution, so every demonstration
+// is a prompt exactly as the agent renders it (template, history window, context budget) paired
+// with the answer an expert would give.
+
+import { type Agent, type AgentOptions, createAdaPlanAgent, createReActAgent, rollout } from '@pilotrl/agent';
+import {
+  type ChatMessage,
+  ConfigError,
+  type GenerateRequest,
+  type GenerateResult,
+  type OracleSolution,
+  type Policy,
+  type TaskRef,
+} from '@pilotrl/core';
+import { createVectorEnv } from '@pilotrl/env-testkit';
+import type { EnvProvider } from './env-providers';
+
+export interface Demonstration {
+  messages: ChatMessage[];
+  reply: string;
+  kind: 'plan' | 'act';
+  taskId: string;
+}
+
+/**
+ * Which plan step an oracle action carries out: actions are spread over the plan's steps in
+ * order, in proportion to their counts (the oracle does not map actions to steps).
+ */
+export function stepOfAction(actionIndex: number, actions: number, steps: number): number {
+  return Math.min(steps, 1 + Math.floor((actionIndex * steps) / Math.max(1, actions)));
+}
+
+export function planReply(solution: OracleSolution): string {
+  return `<global_plan>\n${solution.plan.map((step, i) => `Step ${i + 1}: ${step}`).join('\n')}\n</global_plan>`;
+}
+
+export function actReply(solution: OracleSolution, turn: number, paradigm: 'adaplan' | 'react'): string {
+  const action = solution.actions[Math.min(turn, solution.actions.length - 1)]!;
+  const thought =
+    paradigm === 'adaplan'
+      ? `Step ${stepOfAction(turn, solution.actions.length, solution.plan.length)}.`
+      : `${solution.plan[stepOfAction(turn, solution.actions.length, solution.plan.length) - 1]}.`;
+  return `<thought>${thought}</thought><action>${action}</action>`;
+}
+
+/** A policy that plays one oracle solution: the plan when asked for a plan, the next action otherwise. */
+class OraclePolicy implements Policy {
+  readonly name = 'oracle';
+  readonly version = 0;
+  solution: OracleSolution | undefined;
+  turn = 0;
+  readonly transcript: { messages: ChatMessage[]; reply: string; kind: 'plan' | 'act' }[] = [];
+
+  constructor(
+    private readonly paradigm: 'adaplan' | 'react',
+    readonly countTokens?: (text: string) => number,
+  ) {}
+
+  async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
+    return requests.map((request) => {
+      const solution = this.solution!;
+      const kind = (request.stop ?? []).includes('</global_plan>') ? 'plan' : 'act';
+      const reply = kind === 'plan' ? planReply(solution) : actReply(solution, this.turn++, this.paradigm);
+      this.transcript.push({ messages: [...request.messages], reply, kind });
+      return {
+        text: reply,
+        tokenIds: [],
+        logprobs: [],
+        promptTokenIds: [],
+        finishReason: 'stop',
+        policyVersion: 0,
+      };
+    });
+  }
+}
+
+/** Plays `tasks` with the oracle through the agent and returns every (prompt, expert answer) pair. */
+export async function oracleDemonstrations(
+  provider: EnvProvider,
+  tasks: readonly TaskRef[],
+  paradigm: 'adaplan' | 'react',
+  agentOptions: AgentOptions,
+  envOptions: Record<string, unknown>,
+  countTokens?: (text: string) => number,
+): Promise<{ demonstrations: Demonstration[]; won: number }> {
+  const oracle = provider.tasks.oracle?.bind(provider.tasks);
+  if (oracle === undefined) {
+    throw new ConfigError(
+      `env "${provider.envId}" has no oracle, so it cannot give SFT demonstrations; remove \`sft\``,
+    );
+  }
+  const policy = new OraclePolicy(paradigm, countTokens);
+  const agent: Agent =
+    paradigm === 'adaplan'
+      ? createAdaPlanAgent(policy, agentOptions)
+      : createReActAgent(policy, agentOptions);
+  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptions), { size: 1 });
+  const demonstrations: Demonstration[] = [];
+  let won = 0;
+  try {
+    for (const task of tasks) {
+      policy.solution = await oracle(task);
+      policy.turn = 0;
+      policy.transcript.length = 0;
+      const [episode] = await rollout(agent, vectorEnv, {
+        envId: provider.envId,
+        tasks: [task],
+        groupSize: 1,
+        runId: 'demo',
+      });
+      // Only winning demonstrations teach the task; a loss means the agent's budget cut the oracle short.
+      if (!episode?.won) continue;
+      won++;
+      for (const entry of policy.transcript) demonstrations.push({ ...entry, taskId: task.taskId });
+    }
+  } finally {
+    await vectorEnv.close();
+  }
+  return { demonstrations, won };
+}

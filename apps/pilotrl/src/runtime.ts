@@ -1,0 +1,107 @@
+// Builds what a curriculum runs on from its config: the env provider, the agent options of each
+// phase, the tokenizer (trained on oracle demonstrations) and the tfjs policy.
+import {
+  type Agent,
+  type AgentOptions,
+  createAdaPlanAgent,
+  createReActAgent,
+  oraclePlanProvider,
+} from '@pilotrl/agent';
+import type { Policy, TaskRef } from '@pilotrl/core';
+import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
+import { compactPromptTemplate } from './compact-template';
+import { type CurriculumConfig, modelDimensions, type StageConfig } from './config';
+import { type Demonstration, oracleDemonstrations } from './demonstrations';
+import { type EnvProvider, envProviders } from './env-providers';
+import { sha256 } from './run-dir';
+
+export function envProviderFor(config: CurriculumConfig): EnvProvider {
+  return envProviders.get(config.env.id)(config.env.options);
+}
+
+export function envOptionsFor(config: CurriculumConfig): Record<string, unknown> {
+  return { ...config.env.options, maxSteps: config.env.maxSteps };
+}
+
+/** Agent options for training (sampling at the configured temperature) or evaluation. */
+export function agentOptionsFor(
+  config: CurriculumConfig,
+  purpose: { stage?: StageConfig; provider: EnvProvider; temperature: number },
+): AgentOptions {
+  const { agent } = config;
+  const follow = purpose.stage?.kind === 'follow';
+  return {
+    maxTurns: config.env.maxSteps,
+    contextTokens: modelDimensions(config.policy).contextLength,
+    historyTurns: agent.historyWindow,
+    act: { maxTokens: agent.maxActionTokens, temperature: purpose.temperature },
+    plan: { maxTokens: agent.maxPlanTokens, temperature: purpose.temperature },
+    formatError: { mode: 'penalty', penalty: -agent.formatErrorPenalty },
+    revision: agent.planRevision === 'every-turn' ? { mode: 'every_turn' } : { mode: 'never' },
+    ...(agent.prompt === 'compact' ? { promptTemplate: compactPromptTemplate } : {}),
+    planSource: follow
+      ? { kind: 'provided', source: 'oracle', provider: oraclePlanProvider(purpose.provider.tasks) }
+      : { kind: 'policy' },
+  };
+}
+
+export function createAgent(config: CurriculumConfig, policy: Policy, options: AgentOptions): Agent {
+  return config.agent.paradigm === 'adaplan'
+    ? createAdaPlanAgent(policy, options)
+    : createReActAgent(policy, options);
+}
+
+/** The first `count` tasks of the training split (the same every time for a given env). */
+export function trainTasks(
+  config: CurriculumConfig,
+  provider: EnvProvider,
+  count: number,
+): Promise<TaskRef[]> {
+  return provider.tasks.tasks(config.env.trainSplit, { offset: 0, limit: count });
+}
+
+export async function demonstrationsFor(
+  config: CurriculumConfig,
+  provider: EnvProvider,
+  count: number,
+  countTokens?: (text: string) => number,
+): Promise<{ demonstrations: Demonstration[]; won: number; tasks: number }> {
+  const tasks = await trainTasks(config, provider, count);
+  const options = agentOptionsFor(config, { provider, temperature: 0 });
+  const { demonstrations, won } = await oracleDemonstrations(
+    provider,
+    tasks,
+    config.agent.paradigm,
+    { ...options, planSource: { kind: 'policy' } },
+    envOptionsFor(config),
+    countTokens,
+  );
+  return { demonstrations, won, tasks: tasks.length };
+}
+
+/** A tokenizer trained on the text of oracle demonstrations (prompts and expert answers). */
+export async function trainTokenizer(
+  config: CurriculumConfig,
+  provider: EnvProvider,
+): Promise<{ tokenizer: Tokenizer; corpusHash: string }> {
+  const { demonstrations } = await demonstrationsFor(config, provider, config.policy.tokenizerCorpusTasks);
+  const corpus = [...new Set(demonstrations.flatMap((d) => [...d.messages.map((m) => m.content), d.reply]))];
+  const tokenizer = Tokenizer.train(corpus, { vocabSize: config.policy.vocabSize });
+  return { tokenizer, corpusHash: sha256(JSON.stringify(corpus)) };
+}
+
+export async function createPolicy(config: CurriculumConfig, tokenizer: Tokenizer): Promise<TfjsPolicy> {
+  const dims = modelDimensions(config.policy);
+  return TfjsPolicy.create({
+    name: config.name,
+    tokenizer,
+    model: {
+      dModel: dims.dModel,
+      nLayers: dims.layers,
+      nHeads: dims.heads,
+      contextLength: dims.contextLength,
+      seed: config.policy.seed,
+    },
+    samplingSeed: config.seed,
+  });
+}

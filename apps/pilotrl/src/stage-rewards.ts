@@ -1,0 +1,118 @@
+// The reward of a curriculum stage, composed from `@pilotrl/rewards` by the weights in the config:
+// stage 1 (follow) outcome + plan adherence, stage 2 (plan) judge score + outcome, stage 3 (joint)
+// outcome, plus any penalties configured. Every component stays visible in the episode record.
+import type { Episode, Judge, JudgeInput, OracleSolution, TaskRef } from '@pilotrl/core';
+import { createChatClient } from '@pilotrl/llm';
+import {
+  composeRewards,
+  createFormatReward,
+  createInvalidActionPenalty,
+  createJudgeReward,
+  createLlmJudge,
+  createOutcomeReward,
+  createOverlongPenalty,
+  createPlanAdherenceReward,
+  createReferenceJudge,
+  createRepeatedActionPenalty,
+  type WeightedReward,
+} from '@pilotrl/rewards';
+import type { CurriculumConfig, StageConfig } from './config';
+import type { EnvProvider } from './env-providers';
+
+export interface StageScorer {
+  /** Writes reward components, the scalar reward and judge verdicts into `episodes` (in place). */
+  score(episodes: Episode[]): Promise<{ judgeScore: number | null }>;
+  /** Mean judge score (1-5, mean of the three criteria) of the first plan each episode's policy wrote. */
+  judgePlans(episodes: readonly Episode[]): Promise<number | null>;
+}
+
+const meanRubric = (episode: Episode) =>
+  episode.judge === undefined
+    ? undefined
+    : (episode.judge.correctness.score +
+        episode.judge.followability.score +
+        episode.judge.standardization.score) /
+      3;
+
+function createJudge(config: CurriculumConfig, stage: StageConfig): Judge {
+  if (stage.kind === 'plan' && stage.judge === 'llm') {
+    const llm = config.llm!;
+    return createLlmJudge({
+      client: createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv }),
+    });
+  }
+  return createReferenceJudge();
+}
+
+export function createStageScorer(
+  config: CurriculumConfig,
+  stage: StageConfig,
+  provider: EnvProvider,
+): StageScorer {
+  const oracleCache = new Map<string, Promise<OracleSolution>>();
+  const reference = (episode: Episode): Promise<JudgeInput['reference']> | undefined => {
+    const oracle = provider.tasks.oracle?.bind(provider.tasks);
+    if (oracle === undefined) return undefined;
+    const key = `${episode.split}/${episode.taskId}`;
+    if (!oracleCache.has(key)) {
+      const task: TaskRef = { taskId: episode.taskId, split: episode.split, seed: episode.seed };
+      oracleCache.set(key, oracle(task));
+    }
+    return oracleCache.get(key)!.then((solution) => ({ plan: solution.plan, actions: solution.actions }));
+  };
+  const judge = createJudge(config, stage);
+  const makers: Record<string, () => WeightedReward['fn']> = {
+    outcome: () => createOutcomeReward(),
+    format: () => createFormatReward(),
+    plan_adherence: () => createPlanAdherenceReward({ plan: 'first' }),
+    plan_quality: () => createJudgeReward({ judge, reference: (episode) => reference(episode) }),
+    repeated_action: () => createRepeatedActionPenalty(),
+    invalid_action: () => createInvalidActionPenalty(),
+    // Plans are the longest answers an AdaPlan agent writes, so they set the length limit.
+    overlong: () =>
+      createOverlongPenalty({
+        maxLength:
+          config.agent.paradigm === 'adaplan' ? config.agent.maxPlanTokens : config.agent.maxActionTokens,
+        cacheLength: Math.min(stage.overlongBuffer, config.agent.maxActionTokens),
+      }),
+  };
+  const composed = composeRewards(
+    Object.entries(stage.rewards).map(([name, weight]) => ({ fn: makers[name]!(), weight })),
+    { name: `${stage.kind}-reward` },
+  );
+  // An episode whose plan did not parse has no plan to judge: it gets the lowest judge score
+  // (plan_quality 0), so a malformed plan never scores better than a poor one.
+  const unplanned = composeRewards(
+    Object.entries(stage.rewards).map(([name, weight]) => ({
+      fn: name === 'plan_quality' ? { name, compute: () => ({ plan_quality: 0 }) } : makers[name]!(),
+      weight,
+    })),
+    { name: `${stage.kind}-reward-without-plan` },
+  );
+  const hasPolicyPlan = (episode: Episode) =>
+    episode.planHistory.some((revision) => revision.source === 'policy');
+  const judgeOnly = createJudgeReward({ judge, reference: (episode) => reference(episode) });
+  return {
+    async score(episodes) {
+      const scored = await Promise.all(
+        episodes.map((episode) =>
+          'plan_quality' in stage.rewards && !hasPolicyPlan(episode)
+            ? unplanned.apply(episode)
+            : composed.apply(episode),
+        ),
+      );
+      scored.forEach((episode, index) => {
+        episodes[index] = episode;
+      });
+      const scores = scored.map(meanRubric).filter((s): s is number => s !== undefined);
+      return { judgeScore: scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length };
+    },
+    async judgePlans(episodes) {
+      const withPlans = episodes.filter(hasPolicyPlan);
+      if (withPlans.length === 0) return null;
+      const judged = await composeRewards([{ fn: judgeOnly, weight: 0 }]).applyAll(withPlans);
+      const scores = judged.map(meanRubric).filter((s): s is number => s !== undefined);
+      return scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length;
+    },
+  };
+}
