@@ -1,9 +1,11 @@
 // A deterministic judge on PilotRL's rubric that needs no LLM: it scores a plan against the
 // oracle's reference plan and actions and against what the environment shows (task text and
 // observation). Its numbers come from the action-to-step matching of plan-matching.ts:
-//   correctness     = how much of the reference solution the plan covers, in order (recall of
-//                     reference actions and of reference plan clauses), and how much of the plan
-//                     belongs to the solution (precision): f = 0.75 recall + 0.25 precision.
+//   correctness     = how much of the reference solution the plan covers, in order (recall of the
+//                     reference's key actions, i.e. all but going, opening, closing, looking, and of
+//                     the reference plan's clauses), and how much of the plan belongs to the
+//                     solution (precision, against all reference actions and plan clauses):
+//                     f = 0.75 recall + 0.25 precision.
 //   followability   = share of clauses an executor can act on: each clause names a known verb
 //                     (half) and only objects the environment shows (half); minus 1 when the plan
 //                     is more than twice as long as the reference plus two steps.
@@ -33,7 +35,8 @@ export const referenceJudgeOptionsSchema = z.object({
 const toScore = (fraction: number) =>
   Math.min(5, Math.max(1, 1 + Math.round(4 * Math.min(1, Math.max(0, fraction)))));
 const percent = (fraction: number) => `${Math.round(fraction * 100)}%`;
-const IGNORED_REFERENCE_VERBS = new Set(['look', 'inventory']);
+/** Verbs that only get the agent somewhere or show it something; plans rarely spell them out. */
+const ENABLING_VERBS = new Set(['go', 'open', 'close', 'look', 'examine', 'inventory']);
 
 function vocabulary(input: JudgeInput): string[] {
   const text = [
@@ -88,10 +91,12 @@ export function createReferenceJudge(options: z.input<typeof referenceJudgeOptio
     const { plan, reference } = input;
     const candidate = planClauses(plan);
 
-    const referenceActions = reference.actions.filter(
-      (action) => ![...parseAction(action).verbs].every((verb) => IGNORED_REFERENCE_VERBS.has(verb)),
+    const keyActions = reference.actions.filter(
+      (action) => ![...parseAction(action).verbs].every((verb) => ENABLING_VERBS.has(verb)),
     );
+    const referenceActions = keyActions.length > 0 ? keyActions : reference.actions;
     const byActions = alignActionsToPlan(plan, referenceActions);
+    const byAllActions = alignActionsToPlan(plan, reference.actions);
     const actionRecall =
       referenceActions.length === 0
         ? 1
@@ -104,7 +109,7 @@ export function createReferenceJudge(options: z.input<typeof referenceJudgeOptio
         : byPlan.clauseOf.filter((c) => c >= 0).length / referenceClauses.length;
     const recall = (actionRecall + planRecall) / 2;
     const usedClauses = candidate.filter(
-      (_, clauseIndex) => byActions.coveredBy[clauseIndex]! >= 0 || byPlan.coveredBy[clauseIndex]! >= 0,
+      (_, clauseIndex) => byAllActions.coveredBy[clauseIndex]! >= 0 || byPlan.coveredBy[clauseIndex]! >= 0,
     );
     const precision = candidate.length === 0 ? 0 : usedClauses.length / candidate.length;
     const correctness = toScore(0.75 * recall + 0.25 * precision);
@@ -137,7 +142,7 @@ export function createReferenceJudge(options: z.input<typeof referenceJudgeOptio
     return {
       correctness: {
         score: cap(correctness),
-        reason: `Covers ${percent(actionRecall)} of the reference actions and ${percent(planRecall)} of the reference plan in order; ${percent(precision)} of the plan belongs to the solution.${capNote}`,
+        reason: `Covers ${percent(actionRecall)} of the reference's key actions and ${percent(planRecall)} of the reference plan in order; ${percent(precision)} of the plan belongs to the solution.${capNote}`,
       },
       followability: {
         score: cap(followability),

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { episode, plan } from '../test/episodes';
+import { composeRewards } from './compose-rewards';
+import { detectInstructionInjection } from './injection';
+import { createJudgeReward } from './judge-reward';
+import { createOutcomeReward } from './outcome';
+import { createReferenceJudge } from './reference-judge';
+
+const reference = {
+  plan: ['Take the tomato and the onion from the pantry.', 'Put both in the bowl.', 'Mix the bowl.'],
+  actions: ['take tomato', 'take onion', 'put tomato in bowl', 'put onion in bowl', 'mix bowl'],
+};
+
+describe('judge reward (stage 2)', () => {
+  it('turns the verdict on the policy-written plan into components and keeps it on the episode', async () => {
+    const played = episode(['take tomato'], {
+      won: true,
+      planHistory: [
+        plan(['Take the tomato and the onion', 'Put them in the bowl', 'Mix the bowl'], 'policy'),
+      ],
+    });
+    const composed = composeRewards([
+      { fn: createOutcomeReward(), weight: 1 },
+      { fn: createJudgeReward({ judge: createReferenceJudge(), reference: () => reference }), weight: 0.5 },
+    ]);
+    const rewarded = await composed.apply(played);
+    expect(rewarded.rewardComponents).toEqual({
+      outcome: 1,
+      judge_correctness: 5,
+      judge_followability: 5,
+      judge_standardization: 5,
+      plan_quality: 1,
+    });
+    expect(rewarded.reward).toBe(1.5);
+    expect(rewarded.judge?.judge).toBe('reference');
+  });
+
+  it('needs a plan the policy wrote', async () => {
+    const given = episode(['take tomato'], { planHistory: [plan(reference.plan, 'oracle')] });
+    await expect(createJudgeReward({ judge: createReferenceJudge() }).compute(given)).rejects.toThrow(
+      /no plan written by the policy/,
+    );
+  });
+});
+
+describe('injection detector', () => {
+  it('leaves ordinary plans alone', () => {
+    const plans = [
+      'Go to countertop 1 and take the apple',
+      'Heat the apple with microwave 1, then put it in fridge 1',
+      'Walk east 3 rooms to the goal room.',
+      'Take the red key from the drawer and unlock the door with it.',
+      'Examine the alarmclock with the desklamp',
+      'Check drawer 5 for a cellphone',
+    ];
+    for (const text of plans) expect(detectInstructionInjection(text)).toEqual([]);
+  });
+});
