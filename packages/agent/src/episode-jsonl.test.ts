@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EPISODE_FORMAT_VERSION, ParseError } from '@pilotrl/core';
+import { EPISODE_FORMAT_VERSION, episodeSchema, ParseError } from '@pilotrl/core';
 import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv, createVectorEnv } from '@pilotrl/env-testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExpert } from '../test/expert-policy';
@@ -11,6 +11,7 @@ import {
   iterateEpisodesJsonl,
   parseEpisodesJsonl,
   readEpisodesJsonl,
+  validateEpisode,
   writeEpisodesJsonl,
 } from './episode-jsonl';
 import { rollout } from './rollout';
@@ -76,6 +77,31 @@ describe('episode JSONL', () => {
     expect(() => parseEpisodesJsonl('\n{"formatVersion": 2}\n', 'b.jsonl')).toThrow(
       /b\.jsonl:2: episode format version 2 is not supported/,
     );
+  });
+
+  it('judges token arrays exactly as the core schema does', async () => {
+    const [episode] = await sampleEpisodes();
+    const spoil = (edit: (generation: Record<string, unknown>) => void) => {
+      const copy = structuredClone(episode!);
+      edit(copy.turns[1]!.generations[0] as unknown as Record<string, unknown>);
+      return copy;
+    };
+    const spoiled = [
+      spoil((g) => ((g.tokenIds as number[])[3] = -1)),
+      spoil((g) => ((g.tokenIds as number[])[3] = 1.5)),
+      spoil((g) => ((g.lossMask as number[])[0] = 2)),
+      spoil((g) => ((g.logprobs as number[])[0] = Number.NaN)),
+      spoil((g) => (g.logprobs as number[]).push(0)),
+      spoil((g) => (g.tokenIds = 'abc')),
+    ];
+    for (const bad of spoiled) {
+      expect(episodeSchema.safeParse(bad).success).toBe(false);
+      const checked = validateEpisode(bad);
+      expect(checked.ok).toBe(false);
+      if (!checked.ok) expect(checked.problems[0]).toMatch(/^turns\.1\.generations\.0\./);
+    }
+    const good = validateEpisode(structuredClone(episode!));
+    expect(good).toEqual({ ok: true, episode: episodeSchema.parse(episode) });
   });
 
   it('refuses to write an invalid episode', async () => {

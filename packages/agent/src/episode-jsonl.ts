@@ -1,16 +1,106 @@
 // Episodes as JSONL: one episode object per line, in core's episode schema, versioned by
-// `formatVersion` (EPISODE_FORMAT_VERSION). Reading validates every line and names the line
-// of the first problem.
+// `formatVersion` (EPISODE_FORMAT_VERSION). Reading and writing validate every episode; errors
+// name the line of the first problem.
 import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { EPISODE_FORMAT_VERSION, type Episode, episodeSchema, ParseError, parseOrThrow } from '@pilotrl/core';
+import {
+  EPISODE_FORMAT_VERSION,
+  type Episode,
+  episodeSchema,
+  type Generation,
+  InvalidArgumentError,
+  ParseError,
+} from '@pilotrl/core';
+
+type TokenArrays = Pick<Generation, 'tokenIds' | 'lossMask' | 'logprobs'>;
+
+const isTokenId = (value: unknown) => Number.isInteger(value) && (value as number) >= 0;
+const isMaskBit = (value: unknown) => value === 0 || value === 1;
+
+/** Checks one generation's token arrays by hand; null when they are fine. */
+function tokenArrayProblem(generation: Record<string, unknown>): string | null {
+  const { tokenIds, lossMask, logprobs } = generation;
+  if (!Array.isArray(tokenIds) || !tokenIds.every(isTokenId))
+    return 'tokenIds: must be non-negative integers';
+  if (!Array.isArray(lossMask) || !lossMask.every(isMaskBit)) return 'lossMask: must be 0 or 1';
+  if (!Array.isArray(logprobs) || !logprobs.every(Number.isFinite)) return 'logprobs: must be finite numbers';
+  if (lossMask.length !== tokenIds.length || logprobs.length !== tokenIds.length) {
+    return 'tokenIds, lossMask and logprobs must have the same length';
+  }
+  return null;
+}
+
+/**
+ * Validates an episode against core's schema. The per-token arrays, which make up most of an
+ * episode, are checked by plain loops with the same rules and kept aside while the schema checks
+ * everything else: the same verdict, many times faster than a schema walk over every number.
+ */
+export function validateEpisode(
+  value: unknown,
+): { ok: true; episode: Episode } | { ok: false; problems: string[] } {
+  const kept: TokenArrays[][] = [];
+  let light = value;
+  const turns = (value as { turns?: unknown } | null)?.turns;
+  if (Array.isArray(turns)) {
+    const lightTurns: unknown[] = [];
+    for (const [turnIndex, turn] of turns.entries()) {
+      const generations = (turn as { generations?: unknown } | null)?.generations;
+      if (!Array.isArray(generations)) {
+        lightTurns.push(turn);
+        kept.push([]);
+        continue;
+      }
+      const arrays: TokenArrays[] = [];
+      const lightGenerations: unknown[] = [];
+      for (const [generationIndex, generation] of generations.entries()) {
+        if (typeof generation !== 'object' || generation === null) {
+          lightGenerations.push(generation);
+          continue;
+        }
+        const problem = tokenArrayProblem(generation as Record<string, unknown>);
+        if (problem !== null) {
+          return { ok: false, problems: [`turns.${turnIndex}.generations.${generationIndex}.${problem}`] };
+        }
+        arrays.push(generation as TokenArrays);
+        lightGenerations.push({ ...generation, tokenIds: [], lossMask: [], logprobs: [] });
+      }
+      kept.push(arrays);
+      lightTurns.push({ ...turn, generations: lightGenerations });
+    }
+    light = { ...(value as object), turns: lightTurns };
+  }
+  const parsed = episodeSchema.safeParse(light);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    };
+  }
+  for (const [turnIndex, turn] of parsed.data.turns.entries()) {
+    for (const [generationIndex, generation] of turn.generations.entries()) {
+      const arrays = kept[turnIndex]![generationIndex]!;
+      generation.tokenIds = [...arrays.tokenIds];
+      generation.lossMask = [...arrays.lossMask];
+      generation.logprobs = [...arrays.logprobs];
+    }
+  }
+  return { ok: true, episode: parsed.data };
+}
 
 /** One JSON line per episode, each validated before it is written. */
 export function episodesToJsonl(episodes: readonly Episode[]): string {
   return episodes
-    .map((episode, index) => `${JSON.stringify(parseOrThrow(episodeSchema, episode, `episode ${index}`))}\n`)
+    .map((episode, index) => {
+      const checked = validateEpisode(episode);
+      if (!checked.ok) {
+        throw new InvalidArgumentError(
+          `Invalid episode ${index} (${episode.id}):\n  ${checked.problems.join('\n  ')}`,
+        );
+      }
+      return `${JSON.stringify(episode)}\n`;
+    })
     .join('');
 }
 
@@ -31,14 +121,10 @@ export function parseEpisodeLine(text: string, source: string, line: number): Ep
       `episode format version ${JSON.stringify(version)} is not supported; this reader reads version ${EPISODE_FORMAT_VERSION}`,
     );
   }
-  const parsed = episodeSchema.safeParse(value);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new ParseError(source, line, `not a valid episode: ${problems.join('; ')}`);
-  }
-  return parsed.data;
+  const checked = validateEpisode(value);
+  if (!checked.ok)
+    throw new ParseError(source, line, `not a valid episode: ${checked.problems.slice(0, 5).join('; ')}`);
+  return checked.episode;
 }
 
 /** Parses JSONL text; `source` (a file name) appears in errors with the line number. */
