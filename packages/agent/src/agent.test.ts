@@ -1,0 +1,64 @@
+import { ConfigError, InvalidArgumentError } from '@pilotrl/core';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv, createVectorEnv } from '@pilotrl/env-testkit';
+import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
+import { describe, expect, it } from 'vitest';
+import { createAdaPlanAgent, createReActAgent, revisionDue, thoughtStepTracker } from './agent';
+import { rollout } from './rollout';
+
+const policy = createScriptedPolicy(() => '<thought>a</thought><action>look</action>');
+
+describe('agent options', () => {
+  it('fills defaults', () => {
+    const agent = createAdaPlanAgent(policy);
+    expect(agent.paradigm).toBe('adaplan');
+    expect(agent.options.revision).toEqual({ mode: 'every_turn' });
+    expect(agent.options.planSource).toEqual({ kind: 'policy' });
+    expect(agent.options.formatError).toEqual({ mode: 'penalty', penalty: -0.1 });
+    expect(createReActAgent(policy).paradigm).toBe('react');
+  });
+
+  it('names every wrong option', () => {
+    const attempt = () =>
+      createAdaPlanAgent(policy, {
+        revision: { mode: 'every_k' } as never,
+        formatError: { mode: 'penalty', penalty: 1 },
+        maxTurns: 0,
+      });
+    expect(attempt).toThrow(InvalidArgumentError);
+    expect(attempt).toThrow(/revision\.k/);
+    expect(attempt).toThrow(/formatError\.penalty/);
+    expect(attempt).toThrow(/maxTurns/);
+  });
+
+  it('refuses a vector env smaller than a group', async () => {
+    const tasks = await corridorTasks.tasks('train', { limit: 1 });
+    await expect(
+      rollout(createReActAgent(policy), createVectorEnv(createCorridorEnv, { size: 2 }), {
+        envId: CORRIDOR_ENV_ID,
+        tasks,
+        groupSize: 3,
+      }),
+    ).rejects.toSatisfy(
+      (error) => ConfigError.isInstance(error) && /at least 3 envs/.test((error as Error).message),
+    );
+  });
+});
+
+describe('plan revision schedule', () => {
+  it('revises every turn, every k turns or never', () => {
+    const turns = [0, 1, 2, 3, 4, 5, 6];
+    expect(turns.filter((turn) => revisionDue({ mode: 'every_turn' }, turn))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(turns.filter((turn) => revisionDue({ mode: 'every_k', k: 3 }, turn))).toEqual([3, 6]);
+    expect(turns.filter((turn) => revisionDue({ mode: 'never' }, turn))).toEqual([]);
+  });
+
+  it('counts the steps before the highest step a thought names as carried out', () => {
+    const plan = ['a', 'b', 'c'];
+    expect(thoughtStepTracker({ plan, thoughts: [] })).toBe(0);
+    expect(thoughtStepTracker({ plan, thoughts: ['Step 1: go', null, 'now step 3, then done'] })).toBe(2);
+    // Going back to an earlier step does not undo progress; a step past the plan caps at its length.
+    expect(thoughtStepTracker({ plan, thoughts: ['Step 3', 'Step 2'] })).toBe(2);
+    expect(thoughtStepTracker({ plan, thoughts: ['Step 9'] })).toBe(3);
+    expect(thoughtStepTracker({ plan, thoughts: ['steps 2 and 3', 'footstep 3'] })).toBe(0);
+  });
+});
