@@ -76,7 +76,7 @@ export interface ReferenceEpisode {
 
 export interface PlayOptions {
   /** Cache TextWorld's pure string parsers: same output, about 3x faster steps. */
-  memoizeParser?: boolean;
+  memoize?: boolean;
   /** Python processes to spread the jobs over (default 1). */
   workers?: number;
 }
@@ -98,13 +98,13 @@ export async function playReference(
   }
   const workers = Math.max(1, Math.min(options.workers ?? 1, jobs.length));
   const shares = Array.from({ length: workers }, (_, w) => jobs.filter((_, i) => i % workers === w));
-  const results = await Promise.all(shares.map((share) => runWorker(share, options.memoizeParser ?? false)));
+  const results = await Promise.all(shares.map((share) => runWorker(share, options.memoize ?? false)));
   const byId = new Map(results.flat().map((episode) => [episode.id, episode]));
   return jobs.map((job) => byId.get(job.id)!);
 }
 
-function runWorker(jobs: readonly ReferenceJob[], memoizeParser: boolean): Promise<ReferenceEpisode[]> {
-  const args = [join(referenceDir, 'play.py'), ...(memoizeParser ? ['--memoize-parser'] : [])];
+function runWorker(jobs: readonly ReferenceJob[], memoize: boolean): Promise<ReferenceEpisode[]> {
+  const args = [join(referenceDir, 'play.py'), ...(memoize ? ['--memoize'] : [])];
   const child = spawn(referencePython, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const episodes = new Map<string, ReferenceEpisode>();
   const failures: string[] = [];

@@ -9,6 +9,7 @@ import {
   playReference,
   type ReferenceEpisode,
   type ReferenceGame,
+  type ReferenceJob,
   referenceInstalled,
   referenceSetupCommand,
   referenceVenv,
@@ -89,18 +90,12 @@ const kitchenRoute = (put: string) => [
 describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
   // One process start for every case below.
   const episodes = new Map<string, ReferenceEpisode>();
+  const memoizedEpisodes = new Map<string, ReferenceEpisode>();
   const episode = (id: string) => episodes.get(id)!;
 
   beforeAll(async () => {
     requireReference();
-    const played = await playReference([
-      {
-        id: 'textworld-fixture',
-        game: textWorldFixture(),
-        names: 'pddl',
-        actions: ['go to desk', 'use desklamp', 'take cd from desk', 'dummy'],
-      },
-      { id: 'textworld-fixture-alfworld-names', game: textWorldFixture(), actions: ['go to desk '] },
+    const kitchens: ReferenceJob[] = [
       {
         id: 'kitchen-legacy',
         game: alfworldGame('legacy', kitchenProblem(), kitchenTask),
@@ -114,9 +109,23 @@ describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
       {
         id: 'kitchen-random',
         game: alfworldGame('current', kitchenProblem(), kitchenTask),
-        random: { steps: 30, seed: 2024 },
+        random: { steps: 20, seed: 2024 },
       },
+    ];
+    const [played, memoized] = await Promise.all([
+      playReference([
+        {
+          id: 'textworld-fixture',
+          game: textWorldFixture(),
+          names: 'pddl',
+          actions: ['go to desk', 'use desklamp', 'take cd from desk', 'dummy'],
+        },
+        { id: 'textworld-fixture-alfworld-names', game: textWorldFixture(), actions: ['go to desk '] },
+        ...kitchens,
+      ]),
+      playReference(kitchens, { memoize: true }),
     ]);
+    for (const one of memoized) memoizedEpisodes.set(one.id, one);
     for (const one of played) episodes.set(one.id, one);
   }, 120_000);
 
@@ -178,5 +187,11 @@ describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
       expect(steps[k]!.action).toBe(rng.pick(steps[k - 1]!.admissible));
     }
     expect(steps.length).toBeGreaterThan(1);
+  });
+
+  it('gives the same episodes with --memoize (the fast mode the differential test uses)', () => {
+    for (const id of ['kitchen-legacy', 'kitchen-current', 'kitchen-random']) {
+      expect(memoizedEpisodes.get(id)!.steps).toEqual(episode(id).steps);
+    }
   });
 });
