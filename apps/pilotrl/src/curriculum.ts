@@ -79,7 +79,10 @@ export async function startRun(config: CurriculumConfig): Promise<{
 }> {
   const provider = envProviderFor(config);
   if (config.policy.init !== undefined) {
-    const policy = await TfjsPolicyClass.load(config.policy.init, { samplingSeed: config.seed });
+    const policy = await TfjsPolicyClass.load(config.policy.init, {
+      name: config.name,
+      samplingSeed: config.seed,
+    });
     return { provider, policy, dataHashes: {} };
   }
   const { tokenizer, corpusHash } = await trainTokenizer(config, provider);
@@ -95,7 +98,10 @@ export async function resumeRun(
   const provider = envProviderFor(config);
   const checkpoint = latestCheckpoint(runPaths(runDir).checkpoints);
   if (checkpoint === undefined) return { ...(await startRun(config)), state: undefined };
-  const policy = await TfjsPolicyClass.load(`${checkpoint}/policy`, { samplingSeed: config.seed });
+  const policy = await TfjsPolicyClass.load(`${checkpoint}/policy`, {
+    name: config.name,
+    samplingSeed: config.seed,
+  });
   return { provider, policy, state: readTrainerState(checkpoint) };
 }
 

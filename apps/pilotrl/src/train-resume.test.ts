@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readJsonl } from './jsonl';
+
+const appDir = join(import.meta.dirname, '..');
+const bin = join(appDir, 'src', 'bin.ts');
+
+/** Runs the CLI from source; `onStderr` sees every stderr chunk and may kill the child. */
+function pilotrl(args: string[], onStderr?: (text: string, child: ChildProcess) => void) {
+  const child = spawn(process.execPath, ['--conditions=@pilotrl/source', '--import', 'tsx', bin, ...args], {
+    cwd: appDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    onStderr?.(stderr, child);
+  });
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  );
+}
+
+// Wall-clock figures differ between runs by nature; everything else must match exactly.
+const timing = new Set(['charts/SPS']);
+const withoutTiming = (records: unknown[]) =>
+  records.map((record) =>
+    Object.fromEntries(Object.entries(record as object).filter(([key]) => !timing.has(key))),
+  );
+
+describe('pilotrl train --resume', () => {
+  it('N iterations equal N/2, a kill -9, a resume and N/2 more, metric for metric', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-resume-'));
+    const config = join(dir, 'tiny.yaml');
+    writeFileSync(
+      config,
+      [
+        'name: resume-test',
+        'seed: 7',
+        'env: { id: testkit/corridor, maxSteps: 6 }',
+        'policy: { size: tiny, tokenizerCorpusTasks: 10, vocabSize: 360, contextLength: 384 }',
+        'agent: { paradigm: adaplan, prompt: compact, planRevision: never, historyWindow: 1, maxPlanTokens: 24, maxActionTokens: 12 }',
+        'sft: { demonstrations: 10, steps: 4, batchSize: 4, learningRate: 0.01, stepsPerIteration: 2, warmupSteps: 1 }',
+        'stages:',
+        '  - { kind: joint, iterations: 2, tasksPerIteration: 2, groupSize: 2, learningRate: 0.001, rewards: { outcome: 1, overlong: 1 } }',
+        'eval: { episodes: 2, every: 1, splits: [valid_unseen] }',
+        'checkpoint: { every: 2, keep: 2 }',
+        'sampleEpisodes: 1',
+      ].join('\n'),
+    );
+
+    const straight = join(dir, 'straight');
+    const full = await pilotrl(['train', '--config', config, '--out', straight, '--no-report']);
+    expect(full.code, full.stderr).toBe(0);
+
+    const interrupted = join(dir, 'interrupted');
+    const killed = await pilotrl(
+      ['train', '--config', config, '--out', interrupted, '--no-report'],
+      (stderr, child) => {
+        if (stderr.includes('(global iteration 2)')) child.kill('SIGKILL');
+      },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(join(interrupted, 'checkpoints', 'iter-000004'))).toBe(false);
+
+    const resumed = await pilotrl(['train', '--resume', interrupted, '--no-report']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('resuming at joint iteration 0 (global 2)');
+
+    for (const file of ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl']) {
+      const expected = withoutTiming(readJsonl(join(straight, file)));
+      expect(expected.length).toBeGreaterThan(1);
+      expect(withoutTiming(readJsonl(join(interrupted, file))), file).toEqual(expected);
+    }
+    const metrics = readJsonl(join(straight, 'metrics.jsonl')) as Record<string, unknown>[];
+    expect(metrics.map((m) => m.phase)).toEqual(['sft', 'sft', 'joint', 'joint']);
+    // The resumed half trains (optimizer state and weights restored), not only samples.
+    expect(metrics[2]!['charts/updated']).toBe(1);
+    expect(readFileSync(join(interrupted, 'checkpoints', 'latest'), 'utf8').trim()).toBe('iter-000004');
+  }, 180_000);
+});
