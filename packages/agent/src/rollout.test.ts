@@ -353,3 +353,48 @@ describe('AdaPlan rollouts', () => {
     expect(episode!.won).toBe(true);
   });
 });
+
+describe('policy contract checks', () => {
+  const answer = (text: string) => ({
+    text,
+    tokenIds: [],
+    logprobs: [],
+    promptTokenIds: [],
+    finishReason: 'stop' as const,
+    policyVersion: 0,
+  });
+
+  it('rejects a policy that answers the wrong number of requests', async () => {
+    const tasks = await corridor(2);
+    const short: Policy = {
+      name: 'short',
+      version: 0,
+      generate: async () => [answer('<thought>a</thought><action>look</action>')],
+    };
+    await expect(
+      rollout(createReActAgent(short), createVectorEnv(createCorridorEnv, { size: 2 }), {
+        envId: CORRIDOR_ENV_ID,
+        tasks,
+      }),
+    ).rejects.toThrow(/returned 1 results for 2 act requests/);
+  });
+
+  it('rejects a plan choice that is none of the choices', async () => {
+    const tasks = await keyDoor(1);
+    const wayward: Policy = {
+      name: 'wayward',
+      version: 0,
+      generate: async (requests) => requests.map(() => answer('<global_plan>Step 1: mine</global_plan>')),
+    };
+    const agent = createAdaPlanAgent(wayward, {
+      planSource: {
+        kind: 'provided',
+        source: 'external',
+        provider: fixedPlanProvider({ [tasks[0]!.taskId]: [['a'], ['b']] }),
+      },
+    });
+    await expect(
+      rollout(agent, createVectorEnv(createKeyDoorEnv, { size: 1 }), { envId: KEY_DOOR_ENV_ID, tasks }),
+    ).rejects.toThrow(/neither a valid choiceIndex nor one of the choices/);
+  });
+});
