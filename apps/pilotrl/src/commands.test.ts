@@ -1,0 +1,140 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { corridorTasks } from '@pilotrl/env-testkit';
+import { createChatClient } from '@pilotrl/llm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli';
+import type { CliIo } from './commands/io';
+import { serve } from './commands/serve';
+import { parseConfig } from './config';
+import { startRun } from './curriculum';
+
+function capture(input: string[] = []): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdin: Readable.from(input.map((line) => `${line}\n`)),
+    stdout: { write: (text: string) => ((out += text), true) },
+    stderr: { write: (text: string) => ((err += text), true) },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+const tinyConfig = {
+  name: 'commands-test',
+  env: { id: 'testkit/corridor', maxSteps: 4 },
+  policy: { size: 'tiny', tokenizerCorpusTasks: 5, vocabSize: 340, contextLength: 384 },
+  agent: {
+    prompt: 'compact',
+    planRevision: 'never',
+    historyWindow: 1,
+    maxPlanTokens: 16,
+    maxActionTokens: 12,
+  },
+  stages: [
+    {
+      kind: 'joint',
+      iterations: 1,
+      tasksPerIteration: 1,
+      groupSize: 2,
+      learningRate: 1e-3,
+      rewards: { outcome: 1 },
+    },
+  ],
+  eval: { episodes: 3, splits: ['valid_seen', 'valid_unseen'] },
+} as const;
+
+let checkpoint: string;
+let configPath: string;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pilotrl-commands-'));
+  checkpoint = join(dir, 'policy');
+  const { policy } = await startRun(parseConfig(tinyConfig));
+  await policy.saveState(checkpoint);
+  configPath = join(dir, 'config.json');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(configPath, JSON.stringify(tinyConfig));
+});
+
+describe('pilotrl play', () => {
+  it('shows the admissible commands and plays numbers or typed commands from stdin to a win', async () => {
+    const [task] = await corridorTasks.tasks('valid_seen', { offset: 0, limit: 1 });
+    const solution = await corridorTasks.oracle(task!);
+    const io = capture(
+      solution.actions.map((action, i) =>
+        i === 0 ? action : String(['look', 'stop', 'go west', 'go east'].indexOf(action) + 1),
+      ),
+    );
+    const code = await runCli(
+      ['play', '--env', 'testkit/corridor', '--split', 'valid_seen', '--task', '0'],
+      io,
+    );
+    expect(io.out()).toContain('Admissible commands:\n  1. look\n  2. stop');
+    expect(io.out()).toContain(`You won after ${solution.actions.length} steps.`);
+    expect(code).toBe(0);
+  });
+
+  it('stops on quit', async () => {
+    const io = capture(['look', 'quit']);
+    expect(await runCli(['play', '--env', 'testkit/corridor'], io)).toBe(0);
+    expect(io.out()).toContain('Stopped after 1 steps.');
+  });
+});
+
+describe('pilotrl eval', () => {
+  it('evaluates a checkpoint on valid_seen and valid_unseen with 95% intervals per task type', async () => {
+    const io = capture();
+    const code = await runCli(
+      ['eval', '--checkpoint', checkpoint, '--config', configPath, '--paradigm', 'react', '--episodes', '3'],
+      io,
+    );
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    expect(io.out()).toMatch(/valid_seen\s+react\s+\d+\.\d%\s+\[\d+\.\d%, \d+\.\d%\]\s+3/);
+    expect(io.out()).toMatch(/valid_unseen\s+react/);
+    expect(io.out()).toMatch(/\n {2}corridor\s+\d+\.\d%/);
+  });
+});
+
+describe('pilotrl serve', () => {
+  it('serves a checkpoint behind the OpenAI-compatible chat-completions API', async () => {
+    const io = capture();
+    const server = await serve({ checkpoint, port: 0, host: '127.0.0.1', modelName: 'tiny' }, io);
+    try {
+      const client = createChatClient({ baseUrl: server.url, model: 'tiny', dialect: 'vllm' });
+      expect(await client.listModels()).toEqual(['tiny']);
+      const [result] = await client.generate([
+        { messages: [{ role: 'user', content: 'Act:' }], maxTokens: 5, seed: 1 },
+      ]);
+      expect(result!.tokenIds.length).toBeGreaterThan(0);
+      expect(result!.tokenIds.length).toBeLessThanOrEqual(5);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('pilotrl command line', () => {
+  it('reports an invalid config with the key and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-cli-'));
+    const { writeFileSync } = await import('node:fs');
+    const path = join(dir, 'bad.yaml');
+    writeFileSync(
+      path,
+      'stages:\n  - kind: joint\n    iterations: 1\n    tasksPerIteration: 1\n    groupSize: 1\n    learningRate: 0.1\n    rewards: { outcome: 1 }\n',
+    );
+    const io = capture();
+    expect(await runCli(['train', '--config', path], io)).toBe(1);
+    expect(io.err()).toContain('stages.0.groupSize: estimator "grpo" compares samples in a group');
+    const unknown = capture();
+    expect(await runCli(['train', '--config', 'fastest'], unknown)).toBe(1);
+    expect(unknown.err()).toContain('Unknown preset "fastest"');
+    const usage = capture();
+    expect(await runCli(['frobnicate'], usage)).toBe(1);
+    expect(usage.err()).toContain('Usage: pilotrl <command>');
+  });
+});
