@@ -16,8 +16,18 @@ function capture(input: string[] = []): CliIo & { out: () => string; err: () => 
   let err = '';
   return {
     stdin: Readable.from(input.map((line) => `${line}\n`)),
-    stdout: { write: (text: string) => ((out += text), true) },
-    stderr: { write: (text: string) => ((err += text), true) },
+    stdout: {
+      write: (text: string) => {
+        out += text;
+        return true;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        err += text;
+        return true;
+      },
+    },
     out: () => out,
     err: () => err,
   };
