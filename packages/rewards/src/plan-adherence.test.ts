@@ -80,6 +80,14 @@ describe('matching actions to plan steps', () => {
     expect(alignment.stepCoverage).toEqual([1, 1, 1]);
   });
 
+  it('resolves a pronoun to the object of the step before', () => {
+    const alignment = alignActionsToPlan(
+      ['Take the apple from countertop 1', 'Heat it with microwave 1'],
+      ['take apple 1 from countertop 1', 'heat apple 1 with microwave 1'],
+    );
+    expect(alignment.stepCoverage).toEqual([1, 1]);
+  });
+
   it('does not let a different key stand in for the planned one', () => {
     const alignment = alignActionsToPlan(['Take the red key from the drawer'], ['take blue key from drawer']);
     expect(alignment.stepCoverage).toEqual([0]);

@@ -5,9 +5,10 @@
 //   1. their verbs share a class (take ~ pick/grab/get, go ~ walk/head, put ~ place/move, find ~
 //      go/take/open/examine, ...), or the clause has no verb of its own or of an earlier clause of
 //      its step; and
-//   2. the clause's objects all appear in the action, or the action's objects all appear in the
-//      clause; "apple" fits "apple 1", but "apple 2" does not fit "apple 1". Pronouns (it, them,
-//      both) stand for the objects of the previous clause of the same step.
+//   2. the clause's own objects all appear in the action, or the action's objects all appear in
+//      the clause (counting, for a clause with a pronoun such as it/them/both, the objects of the
+//      clause before it, in the same step or the step before); "apple" fits "apple 1", but
+//      "apple 2" does not fit "apple 1".
 
 const VERB_CLASSES: Record<string, readonly string[]> = {
   go: [
@@ -75,6 +76,9 @@ export interface Clause {
   text: string;
   /** Verb classes of the clause, or null when it names no known verb (verb check waived). */
   verbs: Set<string> | null;
+  /** Objects the clause names itself. */
+  ownObjects: ObjectWord[];
+  /** Its own objects plus, when it uses a pronoun, those of the clause before it. */
   objects: ObjectWord[];
 }
 
@@ -130,6 +134,7 @@ export function parseAction(action: string): ParsedAction {
 /** Splits plan steps into clauses, in order. */
 export function planClauses(plan: readonly string[]): Clause[] {
   const clauses: Clause[] = [];
+  let previousStepLast: Clause | undefined;
   plan.forEach((stepText, step) => {
     const parts = stepText
       .replace(/^\s*step\s*\d+\s*[:.)-]\s*/i, '')
@@ -142,13 +147,21 @@ export function planClauses(plan: readonly string[]): Clause[] {
       const verbIndex = tokens.findIndex((token) => verbClassesOf.has(token));
       const ownVerbs = verbIndex < 0 ? null : verbClassesOf.get(tokens[verbIndex]!)!;
       const rest = verbIndex < 0 ? tokens : tokens.filter((_, index) => index !== verbIndex);
-      const objects = objectWords(rest);
+      const ownObjects = objectWords(rest);
+      const antecedent = previous ?? previousStepLast;
       const usesPronoun = rest.some((token) => PRONOUNS.has(token));
-      if (usesPronoun && previous) objects.push(...previous.objects.map((object) => ({ ...object })));
-      const clause: Clause = { step, text: part, verbs: ownVerbs ?? previous?.verbs ?? null, objects };
+      const objects = usesPronoun && antecedent ? [...ownObjects, ...antecedent.ownObjects] : ownObjects;
+      const clause: Clause = {
+        step,
+        text: part,
+        verbs: ownVerbs ?? previous?.verbs ?? null,
+        ownObjects,
+        objects,
+      };
       clauses.push(clause);
       previous = clause;
     }
+    previousStepLast = previous ?? previousStepLast;
   });
   return clauses;
 }
@@ -162,14 +175,14 @@ const within = (inner: readonly ObjectWord[], outer: readonly ObjectWord[]) =>
 
 /** A clause seen as an action, to align one plan against another. */
 export function clauseAsAction(clause: Clause): ParsedAction {
-  return { text: clause.text, verbs: clause.verbs ?? new Set(), objects: clause.objects };
+  return { text: clause.text, verbs: clause.verbs ?? new Set(), objects: clause.ownObjects };
 }
 
 /** Whether `action` carries out `clause` (see the rules at the top of this module). */
 export function actionMatchesClause(action: ParsedAction, clause: Clause): boolean {
   if (clause.verbs !== null && ![...action.verbs].some((verbClass) => clause.verbs!.has(verbClass)))
     return false;
-  return within(clause.objects, action.objects) || within(action.objects, clause.objects);
+  return within(clause.ownObjects, action.objects) || within(action.objects, clause.objects);
 }
 
 export interface PlanAlignment {

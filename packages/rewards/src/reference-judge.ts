@@ -117,12 +117,12 @@ export function createReferenceJudge(options: z.input<typeof referenceJudgeOptio
     const known = vocabulary(input);
     const actionable = candidate.filter((clause) => clause.verbs !== null).length;
     const groundedCount = candidate.filter((clause) =>
-      clause.objects.every((object) => grounded(object.word, known)),
+      clause.ownObjects.every((object) => grounded(object.word, known)),
     ).length;
     const ungrounded = [
       ...new Set(
         candidate.flatMap((clause) =>
-          clause.objects.map((object) => object.word).filter((word) => !grounded(word, known)),
+          clause.ownObjects.map((object) => object.word).filter((word) => !grounded(word, known)),
         ),
       ),
     ];
