@@ -20,12 +20,12 @@
 import {
   EPISODE_FORMAT_VERSION,
   type Episode,
+  episodeSchema,
   type Generation,
   ParseError,
   type Plan,
   type PlanRevision,
   parseOrThrow,
-  planRevisionSchema,
   rewardComponentsSchema,
   type Turn,
 } from '@pilotrl/core';
@@ -42,27 +42,28 @@ export const agentGymMessageSchema = z.object({
 });
 export type AgentGymMessage = z.infer<typeof agentGymMessageSchema>;
 
-const extrasSchema = z.object({
-  formatVersion: z.literal(EPISODE_FORMAT_VERSION),
-  id: z.string().min(1),
-  envId: z.string().min(1),
-  taskId: z.string().min(1),
-  split: z.string(),
-  seed: z.number().int().nonnegative(),
-  groupId: z.string().min(1),
-  sampleIndex: z.number().int().nonnegative(),
-  paradigm: z.string().min(1),
-  task: z.string(),
-  taskType: z.string().optional(),
-  terminated: z.boolean(),
-  truncated: z.boolean(),
-  planHistory: z.array(planRevisionSchema),
-  turnRewards: z.array(rewardComponentsSchema),
-  envRewards: z.array(z.number()),
-  rewardComponents: rewardComponentsSchema,
-  reward: z.number().optional(),
-  metadata: z.record(z.string(), z.unknown()),
-});
+/** Episode fields a conversation has no place for, carried beside it for an exact round trip. */
+const extrasSchema = episodeSchema
+  .pick({
+    formatVersion: true,
+    id: true,
+    envId: true,
+    taskId: true,
+    split: true,
+    seed: true,
+    groupId: true,
+    sampleIndex: true,
+    paradigm: true,
+    task: true,
+    taskType: true,
+    terminated: true,
+    truncated: true,
+    planHistory: true,
+    rewardComponents: true,
+    reward: true,
+    metadata: true,
+  })
+  .extend({ turnRewards: z.array(rewardComponentsSchema), envRewards: z.array(z.number()) });
 
 export const agentGymItemSchema = z.looseObject({
   item_id: z.string(),
