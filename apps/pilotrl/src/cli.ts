@@ -5,9 +5,11 @@ import { PilotRLError } from '@pilotrl/core';
 import { evalCommand } from './commands/eval';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
+import { reproduce } from './commands/reproduce';
 import { serve } from './commands/serve';
 import { train } from './commands/train';
 import { writeReport } from './report';
+import { VARIANTS, type Variant } from './reproduce';
 
 export const USAGE = `Usage: pilotrl <command> [options]
 
@@ -21,6 +23,8 @@ Commands:
   report  <run-dir>                      write <run-dir>/report/index.html and PNG charts
   play    [--env alfworld] [--split valid_seen] [--task <n>] [--max-steps <n>]
   serve   --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--model-name pilotrl]
+  reproduce --config <file|preset> [--seeds 1,2,3] [--variants ${VARIANTS.join(',')}]
+          [--runs-dir runs/reproduce] [--results docs/RESULTS.md]
 `;
 
 const positiveInt = (value: string | undefined, flag: string): number | undefined => {
@@ -149,6 +153,35 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
           process.once('SIGTERM', stop);
         });
         await server.close();
+        return 0;
+      }
+      case 'reproduce': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            config: { type: 'string', default: 'quick' },
+            seeds: { type: 'string', default: '1,2,3' },
+            variants: { type: 'string', default: VARIANTS.join(',') },
+            'runs-dir': { type: 'string', default: 'runs/reproduce' },
+            results: { type: 'string', default: 'docs/RESULTS.md' },
+          },
+        });
+        const variants = values.variants.split(',');
+        const unknown = variants.filter((v) => !(VARIANTS as readonly string[]).includes(v));
+        if (unknown.length > 0)
+          throw new PilotRLError(
+            `--variants: unknown ${unknown.join(', ')}; allowed: ${VARIANTS.join(', ')}`,
+          );
+        await reproduce(
+          {
+            config: values.config,
+            seeds: values.seeds.split(',').map((s) => positiveInt(s, '--seeds')!),
+            variants: variants as Variant[],
+            runsDir: values['runs-dir'],
+            results: values.results,
+          },
+          io,
+        );
         return 0;
       }
       case undefined:

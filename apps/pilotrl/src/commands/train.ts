@@ -45,7 +45,8 @@ async function taskHashes(config: CurriculumConfig, provider: EnvProvider): Prom
 }
 
 export interface TrainOptions {
-  config?: string;
+  /** A file path or preset name, or an already validated config. */
+  config?: string | CurriculumConfig;
   out?: string;
   resume?: string;
   report: boolean;
@@ -64,11 +65,15 @@ export async function train(
     const config = readRunConfig(runDir);
     const { provider, policy, state } = await resumeRun(config, runDir);
     log(`pilotrl: resuming ${runDir} on backend ${policy.backend.choice}`);
-    evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
+    try {
+      evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
+    } finally {
+      policy.dispose();
+    }
   } else {
     if (options.config === undefined)
       throw new Error('pilotrl train needs --config <file|preset> or --resume <run-dir>');
-    const config = resolveConfig(options.config);
+    const config = typeof options.config === 'string' ? resolveConfig(options.config) : options.config;
     runDir = options.out ?? defaultRunDir(config);
     log(`pilotrl: ${config.name} → ${runDir}`);
     const { provider, policy, dataHashes } = await startRun(config);
@@ -89,7 +94,11 @@ export async function train(
     log(
       `pilotrl: backend ${policy.backend.choice}, ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`,
     );
-    evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
+    try {
+      evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
+    } finally {
+      policy.dispose();
+    }
   }
   if (options.report) {
     const files = writeReport(runDir);

@@ -1,0 +1,112 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './cli';
+import { parseConfig } from './config';
+import { presetConfig } from './presets';
+import { VARIANTS, variantConfig } from './reproduce';
+
+describe('reproduction variants', () => {
+  it('give every RL variant the same RL iterations, with the stage schedule of its name', () => {
+    const base = presetConfig('quick');
+    const total = base.stages.reduce((sum, s) => sum + s.iterations, 0);
+    const configs = Object.fromEntries(VARIANTS.map((v) => [v, variantConfig(base, v, 2)]));
+    for (const variant of VARIANTS.filter((v) => v !== 'sft-only')) {
+      expect(
+        configs[variant]!.stages.reduce((sum, s) => sum + s.iterations, 0),
+        variant,
+      ).toBe(total);
+      expect(configs[variant]!.sft).toEqual(base.sft);
+      expect(configs[variant]!.seed).toBe(2);
+    }
+    expect(configs.react!.agent.paradigm).toBe('react');
+    expect(configs['sft-only']!.stages).toEqual([]);
+    expect(configs['stage1+2+3']!.stages.map((s) => s.kind)).toEqual(['follow', 'plan', 'joint']);
+    expect(configs['stage1+2']!.stages[1]!.rewards).toEqual({ outcome: 1, plan_quality: 0.5 });
+    expect(configs['joint-only']!.stages.map((s) => s.kind)).toEqual(['joint']);
+  });
+});
+
+describe('pilotrl reproduce', () => {
+  it('trains variants × seeds on a tiny config and writes the results page with table, plots and commands', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-reproduce-'));
+    const config = join(dir, 'tiny.json');
+    writeFileSync(
+      config,
+      JSON.stringify(
+        parseConfig({
+          name: 'tiny',
+          env: { id: 'testkit/corridor', maxSteps: 4 },
+          policy: { size: 'tiny', tokenizerCorpusTasks: 5, vocabSize: 340, contextLength: 320 },
+          agent: {
+            prompt: 'compact',
+            planRevision: 'never',
+            historyWindow: 1,
+            maxPlanTokens: 12,
+            maxActionTokens: 10,
+          },
+          sft: {
+            demonstrations: 5,
+            steps: 1,
+            batchSize: 2,
+            learningRate: 1e-3,
+            stepsPerIteration: 1,
+            warmupSteps: 0,
+          },
+          stages: [
+            {
+              kind: 'joint',
+              iterations: 3,
+              tasksPerIteration: 1,
+              groupSize: 2,
+              learningRate: 1e-3,
+              rewards: { outcome: 1 },
+            },
+          ],
+          eval: { episodes: 2, every: 10, splits: ['valid_seen', 'valid_unseen'] },
+          checkpoint: { every: 10, keep: 1 },
+        }),
+      ),
+    );
+    const results = join(dir, 'docs', 'RESULTS.md');
+    let err = '';
+    const io = {
+      stdin: Readable.from([]),
+      stdout: { write: () => true },
+      stderr: {
+        write: (text: string) => {
+          err += text;
+          return true;
+        },
+      },
+    };
+    const args = [
+      'reproduce',
+      '--config',
+      config,
+      '--seeds',
+      '1,2',
+      '--variants',
+      'react,stage1+2+3',
+      '--runs-dir',
+      join(dir, 'runs'),
+      '--results',
+      results,
+    ];
+    expect(await runCli(args, io), err).toBe(0);
+    const page = readFileSync(results, 'utf8');
+    expect(page).toMatch(/\| ReAct: SFT, then outcome RL \(no plans\) \| \d+\.\d% \[/);
+    expect(page).toContain('AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)');
+    expect(page).toContain(`pilotrl reproduce --config ${config} --seeds 1,2 --variants react,stage1+2+3`);
+    expect(page).toMatch(/AdaPlan \(stages 1\+2\+3\) beats ReAct on valid_unseen: (yes|no|tie) \(/);
+    expect(page).toContain('![results-valid_seen.png](results/results-valid_seen.png)');
+    expect(existsSync(join(dir, 'docs', 'results', 'results-valid_unseen.png'))).toBe(true);
+    expect(existsSync(join(dir, 'runs', 'stage1+2+3-seed2', 'report', 'index.html'))).toBe(true);
+    // A second call finds every run finished and only rewrites the page.
+    err = '';
+    expect(await runCli(args, io)).toBe(0);
+    expect(err.match(/already finished/g)?.length).toBe(4);
+  }, 120_000);
+});

@@ -1,0 +1,217 @@
+// `pilotrl reproduce`: the comparison the PilotRL paper makes, at equal RL compute. From one base
+// curriculum it derives the variants (ReAct vs AdaPlan; SFT only, stage 1, stages 1+2,
+// stages 1+2+3, joint RL from the start), trains each with several seeds, and writes a results
+// page with the success table (mean over seeds with a 95% t-interval, and the pooled Wilson
+// interval), bar charts and the exact commands.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { ConfigError } from '@pilotrl/core';
+import { type CurriculumConfig, parseConfig, type StageConfig } from './config';
+import { chartToPng } from './plot/charts';
+import { finalEvals } from './report';
+import { runPaths } from './run-dir';
+import { readEvals } from './run-records';
+import { formatPercent, meanInterval, wilsonInterval } from './stats';
+
+export const VARIANTS = ['react', 'sft-only', 'stage1', 'stage1+2', 'stage1+2+3', 'joint-only'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+export const variantDescriptions: Record<Variant, string> = {
+  react: 'ReAct: SFT, then outcome RL (no plans)',
+  'sft-only': 'AdaPlan: SFT on oracle demonstrations only',
+  stage1: 'AdaPlan: SFT, then stage 1 (follow oracle plans)',
+  'stage1+2': 'AdaPlan: SFT, then stages 1 and 2',
+  'stage1+2+3': 'AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)',
+  'joint-only': 'AdaPlan: SFT, then joint outcome RL from the start',
+};
+
+/** Splits `total` iterations into `parts` near-equal positive shares. */
+function shares(total: number, parts: number): number[] {
+  return Array.from(
+    { length: parts },
+    (_, i) => Math.floor((total * (i + 1)) / parts) - Math.floor((total * i) / parts),
+  );
+}
+
+/**
+ * The config of `variant` derived from `base`: same env, policy, SFT and per-iteration settings;
+ * every RL variant gets the same total number of RL iterations as the base curriculum.
+ */
+export function variantConfig(base: CurriculumConfig, variant: Variant, seed: number): CurriculumConfig {
+  if (base.sft === undefined)
+    throw new ConfigError('reproduce needs a base curriculum with an `sft` section');
+  const template = base.stages[0];
+  if (template === undefined)
+    throw new ConfigError('reproduce needs a base curriculum with at least one stage');
+  const total = base.stages.reduce((sum, s) => sum + s.iterations, 0);
+  const rewardsOf = (kind: StageConfig['kind']) =>
+    base.stages.find((s) => s.kind === kind)?.rewards ??
+    {
+      follow: { outcome: 1, plan_adherence: 0.5 },
+      plan: { outcome: 1, plan_quality: 0.5 },
+      joint: { outcome: 1 },
+    }[kind];
+  const stage = (kind: StageConfig['kind'], iterations: number) => {
+    const {
+      kind: _kind,
+      name: _name,
+      ...rest
+    } = template as StageConfig & { planSource?: unknown; judge?: unknown };
+    const { planSource: _p, judge: _j, ...common } = rest;
+    return { ...common, kind, iterations, rewards: rewardsOf(kind) };
+  };
+  const schedules: Record<Variant, StageConfig['kind'][]> = {
+    react: ['joint'],
+    'sft-only': [],
+    stage1: ['follow'],
+    'stage1+2': ['follow', 'plan'],
+    'stage1+2+3': ['follow', 'plan', 'joint'],
+    'joint-only': ['joint'],
+  };
+  const kinds = schedules[variant];
+  if (total < 3)
+    throw new ConfigError(
+      `reproduce splits the base's ${total} RL iterations over up to 3 stages; give at least 3`,
+    );
+  const iterations = shares(total, Math.max(1, kinds.length));
+  const { stages: _stages, ...rest } = base;
+  return parseConfig(
+    {
+      ...rest,
+      name: `${base.name}-${variant}-seed${seed}`,
+      seed,
+      policy: { ...base.policy, seed },
+      agent: { ...base.agent, paradigm: variant === 'react' ? 'react' : 'adaplan' },
+      stages: kinds.map((kind, i) => stage(kind, iterations[i]!)),
+    },
+    `reproduction variant "${variant}"`,
+  );
+}
+
+export interface VariantResult {
+  variant: Variant;
+  seed: number;
+  runDir: string;
+  /** Final success per split. */
+  success: Record<string, { successes: number; total: number; rate: number }>;
+}
+
+export interface ResultsPage {
+  markdown: string;
+  pngs: Record<string, Buffer>;
+}
+
+/** The final success of every split of a finished run. */
+export function runResult(variant: Variant, seed: number, runDir: string): VariantResult {
+  const finals = finalEvals(readEvals(runPaths(runDir).evals));
+  return {
+    variant,
+    seed,
+    runDir,
+    success: Object.fromEntries(
+      finals.map((e) => [
+        e.split,
+        { successes: e.success.successes, total: e.success.total, rate: e.success.rate },
+      ]),
+    ),
+  };
+}
+
+/** The results table, charts and commands as a Markdown page with PNG files beside it. */
+export function resultsPage(
+  results: readonly VariantResult[],
+  commands: readonly string[],
+  pageDir: string,
+): ResultsPage {
+  const splits = [...new Set(results.flatMap((r) => Object.keys(r.success)))];
+  const variants = VARIANTS.filter((v) => results.some((r) => r.variant === v));
+  const seeds = [...new Set(results.map((r) => r.seed))];
+  const summary = (variant: Variant, split: string) => {
+    const runs = results.filter((r) => r.variant === variant && r.success[split] !== undefined);
+    const rates = runs.map((r) => r.success[split]!.rate);
+    const pooled = wilsonInterval(
+      runs.reduce((sum, r) => sum + r.success[split]!.successes, 0),
+      runs.reduce((sum, r) => sum + r.success[split]!.total, 0),
+    );
+    return { ...meanInterval(rates), pooled, runs: runs.length, rates };
+  };
+  const header = `| variant | ${splits.map((s) => `${s}: mean over seeds [95% t-CI] · pooled [95% Wilson]`).join(' | ')} |`;
+  const rule = `|---|${splits.map(() => '---').join('|')}|`;
+  const rows = variants.map((variant) => {
+    const cells = splits.map((split) => {
+      const s = summary(variant, split);
+      return `${formatPercent(s.mean)} [${formatPercent(Math.max(0, s.low))}, ${formatPercent(Math.min(1, s.high))}] · ${formatPercent(
+        s.pooled.rate,
+      )} [${formatPercent(s.pooled.low)}, ${formatPercent(s.pooled.high)}] (seeds: ${s.rates.map(formatPercent).join(', ')})`;
+    });
+    return `| ${variantDescriptions[variant]} | ${cells.join(' | ')} |`;
+  });
+  const pngs: Record<string, Buffer> = {};
+  for (const split of splits) {
+    pngs[`results-${split}.png`] = chartToPng({
+      kind: 'bar',
+      title: `Final success on ${split} (mean over seeds, 95% t-CI)`,
+      yLabel: 'success',
+      yRange: [0, 1],
+      groups: variants.map((variant) => {
+        const s = summary(variant, split);
+        return {
+          label: variant,
+          bars: [{ name: split, value: s.mean, low: Math.max(0, s.low), high: Math.min(1, s.high) }],
+        };
+      }),
+    });
+  }
+  const claims = (split: string) => {
+    const compare = (a: Variant, b: Variant) => {
+      if (!variants.includes(a) || !variants.includes(b)) return 'not measured';
+      const [x, y] = [summary(a, split), summary(b, split)];
+      const verdict = x.mean > y.mean ? 'yes' : x.mean === y.mean ? 'tie' : 'no';
+      const overlap = x.pooled.low <= y.pooled.high && y.pooled.low <= x.pooled.high;
+      return `${verdict} (${formatPercent(x.mean)} vs ${formatPercent(y.mean)}${overlap ? '; the 95% intervals overlap' : ''})`;
+    };
+    return [
+      `- AdaPlan (stages 1+2+3) beats ReAct on ${split}: ${compare('stage1+2+3', 'react')}`,
+      `- Progressive (stages 1+2+3) beats joint RL from the start on ${split}: ${compare('stage1+2+3', 'joint-only')}`,
+      `- RL (stages 1+2+3) beats SFT only on ${split}: ${compare('stage1+2+3', 'sft-only')}`,
+    ];
+  };
+  const markdown = [
+    '# Results: PilotRL reproduction',
+    '',
+    `Variants at equal RL compute (the same number of RL iterations, tasks and group size), ${seeds.length} seed(s) each (${seeds.join(', ')}).`,
+    'Each cell: mean final success over seeds with a 95% Student-t interval, then all episodes pooled with a 95% Wilson interval.',
+    '',
+    header,
+    rule,
+    ...rows,
+    '',
+    "## The paper's claims, as measured here",
+    '',
+    ...splits.flatMap(claims),
+    '',
+    '## Plots',
+    '',
+    ...Object.keys(pngs).map((name) => `![${name}](${relative(pageDir, join(pageDir, 'results', name))})`),
+    '',
+    '## Commands',
+    '',
+    '```sh',
+    ...commands,
+    '```',
+    '',
+    '## Runs',
+    '',
+    ...results.map((r) => `- ${r.variant}, seed ${r.seed}: \`${r.runDir}\``),
+    '',
+  ].join('\n');
+  return { markdown, pngs };
+}
+
+/** Writes the page to `path` and its PNGs to `results/` beside it. */
+export function writeResultsPage(page: ResultsPage, path: string): void {
+  const dir = join(dirname(path), 'results');
+  mkdirSync(dir, { recursive: true });
+  for (const [name, png] of Object.entries(page.pngs)) writeFileSync(join(dir, name), png);
+  writeFileSync(path, page.markdown);
+}
