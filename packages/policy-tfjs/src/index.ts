@@ -19,6 +19,14 @@ export {
 export { type CandidateScores, type ScoreRequest, scoreCandidates } from './packed-scoring';
 export { TfjsPolicy, type TfjsPolicyOptions, type WeightSnapshot } from './policy';
 export {
+  type SftExample,
+  type SftOptions,
+  type SftReport,
+  sftDatum,
+  sftOptionsSchema,
+  trainSft,
+} from './sft';
+export {
   END_ID,
   PAD_ID,
   type SerializedTokenizer,

@@ -1,0 +1,71 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { packedLength } from './packed-scoring';
+import { TfjsPolicy } from './policy';
+import { END_ID, Tokenizer } from './tokenizer';
+
+let policy: TfjsPolicy;
+const choices = ['go to cabinet 1', 'go to cabinet 2', 'go to countertop 1', 'open fridge 1', 'look'];
+
+beforeAll(async () => {
+  policy = await TfjsPolicy.create({
+    tokenizer: Tokenizer.train(choices, { vocabSize: 290 }),
+    model: { dModel: 32, nLayers: 2, nHeads: 2, contextLength: 96, seed: 11 },
+  });
+});
+
+const messages = [{ role: 'user' as const, content: 'You are in the middle of a room. What do you do?' }];
+
+describe('packed scoring', () => {
+  it('gives each candidate the logprobs of a plain causal pass over prompt + candidate', async () => {
+    const prompt = policy.encode('You see a cabinet 1 and a fridge 1.');
+    const candidates = choices.map((c) => [...policy.encode(c), END_ID]);
+    const packed = policy.scoreContinuations(prompt, candidates);
+    const plain = await policy.forward(
+      candidates.map((c) => ({ tokenIds: [...prompt, ...c], weights: [...prompt, ...c].map(() => 0) })),
+    );
+    candidates.forEach((c, i) => {
+      const expected = plain[i]!.logprobs.slice(prompt.length);
+      expect(packed.tokenLogprobs[i]).toHaveLength(c.length);
+      packed.tokenLogprobs[i]!.forEach((lp, t) => expect(lp).toBeCloseTo(expected[t]!, 4));
+    });
+    // Shared prefixes are packed once.
+    const separate = candidates.reduce((n, c) => n + prompt.length + c.length, 0);
+    expect(packedLength({ prompt, candidates })).toBeLessThan(separate / 2);
+  });
+
+  it('returns the exact constrained distribution over the choices', async () => {
+    const [result] = await policy.generate([{ messages, choices, temperature: 0 }]);
+    const probabilities = result!.choiceLogprobs!.map(Math.exp);
+    expect(probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
+    // Greedy picks the most likely whole choice; its tokens' logprobs add up to its logprob.
+    const best = probabilities.indexOf(Math.max(...probabilities));
+    expect(result!.choiceIndex).toBe(best);
+    expect(result!.text).toBe(choices[best]);
+    expect(result!.finishReason).toBe('choice');
+    expect(result!.tokenIds).toEqual([...policy.encode(choices[best]!), END_ID]);
+    expect(result!.logprobs.reduce((a, b) => a + b, 0)).toBeCloseTo(result!.choiceLogprobs![best]!, 6);
+  });
+
+  it('samples choices with the frequencies of the constrained distribution', async () => {
+    const requests = Array.from({ length: 400 }, (_, seed) => ({ messages, choices, temperature: 1, seed }));
+    const results = await policy.generate(requests);
+    const expected = results[0]!.choiceLogprobs!.map(Math.exp);
+    const counts = choices.map((_, i) => results.filter((r) => r.choiceIndex === i).length / requests.length);
+    counts.forEach((frequency, i) => expect(Math.abs(frequency - expected[i]!)).toBeLessThan(0.08));
+  });
+
+  it('sharpens the constrained distribution at low temperature', async () => {
+    const [warm] = await policy.generate([{ messages, choices, temperature: 1 }]);
+    const [cold] = await policy.generate([{ messages, choices, temperature: 0.1 }]);
+    expect(Math.max(...cold!.choiceLogprobs!)).toBeGreaterThan(Math.max(...warm!.choiceLogprobs!));
+  });
+
+  it('mixes constrained and free requests in one call, in order', async () => {
+    const results = await policy.generate([
+      { messages, maxTokens: 4, temperature: 0 },
+      { messages, choices: ['look', 'open fridge 1'], temperature: 0 },
+    ]);
+    expect(results[0]!.finishReason).not.toBe('choice');
+    expect(['look', 'open fridge 1']).toContain(results[1]!.text);
+  });
+});

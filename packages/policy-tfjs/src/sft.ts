@@ -1,0 +1,105 @@
+// Supervised fine-tuning on (prompt, response) pairs: the prompt is rendered with the chat
+// template and masked out of the loss; the response and its closing `<|end|>` are trained on
+// with token-mean cross-entropy, in shuffled minibatches under a learning-rate schedule.
+import { type ChatMessage, chatMessageSchema, createRng, type Datum, parseOrThrow } from '@pilotrl/core';
+import { z } from 'zod';
+import { warmupCosine } from './adamw';
+import { renderChat } from './chat-template';
+import type { TfjsPolicy } from './policy';
+import { END_ID, type Tokenizer } from './tokenizer';
+
+export interface SftExample {
+  /** Chat messages before the reply (rendered with a generation prompt), or raw prompt ids. */
+  prompt: readonly ChatMessage[] | readonly number[];
+  /** The reply to learn: text (encoded, then `<|end|>` appended) or raw ids (used as given). */
+  response: string | readonly number[];
+}
+
+export const sftOptionsSchema = z.object({
+  steps: z.number().int().positive(),
+  batchSize: z.number().int().positive().default(32),
+  /** Peak learning rate of the warmup-cosine schedule (ignored when `schedule` is given). */
+  learningRate: z.number().positive().default(3e-3),
+  warmupSteps: z.number().int().nonnegative().default(10),
+  weightDecay: z.number().min(0).default(0.01),
+  gradClipNorm: z.number().positive().default(1),
+  beta2: z.number().min(0).lt(1).default(0.95),
+  /** Seed of the minibatch order. */
+  seed: z.number().int().nonnegative().default(0),
+});
+export type SftOptions = z.input<typeof sftOptionsSchema> & {
+  /** Learning rate per step (0-based); overrides the warmup-cosine schedule. */
+  schedule?: (step: number) => number;
+  /** Called after every step. */
+  onStep?: (info: { step: number; loss: number; learningRate: number; gradNorm: number }) => void;
+};
+
+export interface SftReport {
+  /** Token-mean loss of each step. */
+  losses: number[];
+  /** Trained (response) tokens seen. */
+  tokens: number;
+}
+
+const promptSchema = z.union([z.array(chatMessageSchema), z.array(z.number().int().nonnegative())]);
+
+/** The datum of one example: prompt weights 0, response weights 1. */
+export function sftDatum(tokenizer: Tokenizer, example: SftExample): Datum {
+  const prompt = parseOrThrow(promptSchema, example.prompt, 'SFT example prompt');
+  const promptIds =
+    prompt.length > 0 && typeof prompt[0] === 'number'
+      ? (prompt as number[])
+      : renderChat(tokenizer, prompt as ChatMessage[]);
+  const responseIds =
+    typeof example.response === 'string'
+      ? [...tokenizer.encode(example.response), END_ID]
+      : [...example.response];
+  const tokenIds = [...promptIds, ...responseIds];
+  return { tokenIds, weights: tokenIds.map((_, i) => (i < promptIds.length ? 0 : 1)) };
+}
+
+/** Trains `policy` on `examples` for `options.steps` AdamW steps. */
+export async function trainSft(
+  policy: TfjsPolicy,
+  examples: readonly SftExample[],
+  options: SftOptions,
+): Promise<SftReport> {
+  const resolved = parseOrThrow(sftOptionsSchema, options, 'SFT options');
+  const datums = examples.map((example) => sftDatum(policy.tokenizer, example));
+  const schedule =
+    options.schedule ??
+    warmupCosine({
+      peak: resolved.learningRate,
+      warmupSteps: resolved.warmupSteps,
+      totalSteps: resolved.steps,
+    });
+  const rng = createRng(resolved.seed);
+  let order: number[] = [];
+  let cursor = 0;
+  const losses: number[] = [];
+  let tokens = 0;
+  for (let step = 0; step < resolved.steps; step++) {
+    const batch: Datum[] = [];
+    while (batch.length < Math.min(resolved.batchSize, datums.length)) {
+      if (cursor >= order.length) {
+        order = rng.shuffle([...datums.keys()]);
+        cursor = 0;
+      }
+      batch.push(datums[order[cursor++]!]!);
+    }
+    const count = batch.reduce((n, d) => n + d.weights.filter((w) => w !== 0).length, 0);
+    const scaled = batch.map((d) => ({ ...d, weights: d.weights.map((w) => w / count) }));
+    const { loss } = await policy.forwardBackward(scaled, 'cross_entropy');
+    const learningRate = schedule(step);
+    const { gradNorm } = await policy.optimStep({
+      learningRate,
+      beta2: resolved.beta2,
+      weightDecay: resolved.weightDecay,
+      gradClipNorm: resolved.gradClipNorm,
+    });
+    losses.push(loss);
+    tokens += count;
+    options.onStep?.({ step, loss, learningRate, gradNorm });
+  }
+  return { losses, tokens };
+}
