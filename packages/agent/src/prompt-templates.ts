@@ -117,6 +117,7 @@ export const alfworldPromptTemplate = createPromptTemplate('alfworld', {
     '  open (receptacle) / close (receptacle)',
     '  take (object) from (receptacle)      pick an object up; you can hold one object at a time',
     '  move (object) to (receptacle)        put the object you hold in or on a receptacle',
+    '  (older game files write this one as: put (object) in/on (receptacle))',
     '  heat / cool / clean (object) with (receptacle)   e.g. heat with a microwave, cool with a fridge, clean with a sinkbasin',
     '  use (object)                         e.g. turn on a desklamp',
     '  examine (something), look, inventory',
