@@ -58,7 +58,8 @@ describe('serving a policy-tfjs checkpoint', () => {
     expect(remote!.tokenIds.length).toBeGreaterThan(0);
     expect(remote!.text).toBe(local!.text);
     expect(remote!.promptTokenIds).toEqual(local!.promptTokenIds);
-    remote!.logprobs.forEach((logprob, index) => expect(logprob).toBeCloseTo(local!.logprobs[index]!, 5));
+    for (const [index, logprob] of remote!.logprobs.entries())
+      expect(logprob).toBeCloseTo(local!.logprobs[index]!, 5);
   });
 
   it('constrains to choices through guided_choice', async () => {

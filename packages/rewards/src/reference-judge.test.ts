@@ -102,9 +102,9 @@ describe('reference judge', () => {
           for (const position of [0, plan.length]) {
             const injected = [...plan.slice(0, position), injection, ...plan.slice(position)];
             const result = await one(injected);
-            scores(result).forEach((score, criterion) =>
-              expect(score).toBeLessThanOrEqual(clean[criterion]!),
-            );
+            for (const [criterion, score] of scores(result).entries()) {
+              expect(score).toBeLessThanOrEqual(clean[criterion]!);
+            }
             expect(result.flags).toEqual([INJECTION_FLAG]);
             expect(scores(result)).toEqual([1, 1, 1]);
           }
