@@ -30,7 +30,9 @@ describe('generation', () => {
     const full = policy.generateFromIds(prompts, settings, { useCache: false });
     expect(cached.map((r) => r.tokenIds)).toEqual(full.map((r) => r.tokenIds));
     cached.forEach((r, i) => {
-      r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(full[i]!.logprobs[t]!, 4));
+      r.logprobs.forEach((lp, t) => {
+        expect(lp).toBeCloseTo(full[i]!.logprobs[t]!, 4);
+      });
     });
   });
 
@@ -41,7 +43,9 @@ describe('generation', () => {
     const tokenIds = [...result!.promptTokenIds, ...result!.tokenIds];
     const [scored] = await policy.forward([{ tokenIds, weights: tokenIds.map(() => 0) }]);
     const completion = scored!.logprobs.slice(result!.promptTokenIds.length);
-    completion.forEach((lp, t) => expect(lp).toBeCloseTo(result!.logprobs[t]!, 4));
+    completion.forEach((lp, t) => {
+      expect(lp).toBeCloseTo(result!.logprobs[t]!, 4);
+    });
   });
 
   it('batches prompts of different lengths without changing any result', async () => {

@@ -26,7 +26,9 @@ describe('packed scoring', () => {
     candidates.forEach((c, i) => {
       const expected = plain[i]!.logprobs.slice(prompt.length);
       expect(packed.tokenLogprobs[i]).toHaveLength(c.length);
-      packed.tokenLogprobs[i]!.forEach((lp, t) => expect(lp).toBeCloseTo(expected[t]!, 4));
+      packed.tokenLogprobs[i]!.forEach((lp, t) => {
+        expect(lp).toBeCloseTo(expected[t]!, 4);
+      });
     });
     // Shared prefixes are packed once.
     const separate = candidates.reduce((n, c) => n + prompt.length + c.length, 0);
@@ -51,7 +53,9 @@ describe('packed scoring', () => {
     const results = await policy.generate(requests);
     const expected = results[0]!.choiceLogprobs!.map(Math.exp);
     const counts = choices.map((_, i) => results.filter((r) => r.choiceIndex === i).length / requests.length);
-    counts.forEach((frequency, i) => expect(Math.abs(frequency - expected[i]!)).toBeLessThan(0.08));
+    counts.forEach((frequency, i) => {
+      expect(Math.abs(frequency - expected[i]!)).toBeLessThan(0.08);
+    });
   });
 
   it('sharpens the constrained distribution at low temperature', async () => {
