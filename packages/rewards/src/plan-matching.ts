@@ -60,7 +60,7 @@ const STOP_WORDS = new Set(
   (
     'a an the to from in on into onto with of at for by up there then than this that these those your my its ' +
     'some any through inside out back next first again until is are be sure make so you will should must can ' +
-    'carefully now once finally after before step'
+    'carefully now once finally after before step second third another other'
   ).split(' '),
 );
 const PRONOUNS = new Set(['it', 'them', 'both', 'all', 'they', 'him', 'her', 'one']);
@@ -198,7 +198,8 @@ export interface PlanAlignment {
 /**
  * Aligns actions to the plan in order: each action is matched to the earliest clause at or after
  * the current one that it carries out (and to the clauses right after it that it also carries
- * out), and the last of them becomes current. So clauses may be skipped
+ * out), and the last of them becomes current. A clause without objects can only be reached from
+ * the clause just before it. So clauses may be skipped
  * (they stay uncovered), and actions that fit no clause ahead are off-plan.
  */
 export function alignActionsToPlan(
@@ -213,7 +214,11 @@ export function alignActionsToPlan(
     const action = typeof given === 'string' ? parseAction(given) : given;
     let matched = -1;
     for (let index = current; index < clauses.length; index++) {
-      if (actionMatchesClause(action, clauses[index]!)) {
+      const clause = clauses[index]!;
+      // A clause that names no object ("find") fits any action of its verb, so it may only be
+      // the current or the next clause; otherwise every walk would jump to the next "find".
+      if (clause.ownObjects.length === 0 && index > current + 1) continue;
+      if (actionMatchesClause(action, clause)) {
         matched = index;
         break;
       }

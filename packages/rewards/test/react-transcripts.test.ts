@@ -1,0 +1,38 @@
+// Real plans from real play: in ReAct's ALFWorld demonstrations (shared/alfworld-data, MIT, see its
+// SOURCES.md) the first thought states a plan ("I need to find and take a lettuce, then clean it
+// with sinkbasin, then put it in diningtable.") and the actions that follow carry it out and win.
+// The plan-adherence matching must see every step of those plans carried out.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { alignActionsToPlan } from '../src/plan-matching';
+
+const transcripts = join(import.meta.dirname, '../../../../shared/alfworld-data/transcripts/react-prompts');
+const kinds = ['clean', 'cool', 'examine', 'heat', 'put', 'puttwo'];
+
+interface Transcript {
+  steps: { action: string; is_think: boolean }[];
+}
+
+function load(name: string) {
+  const transcript = JSON.parse(readFileSync(join(transcripts, `${name}.json`), 'utf8')) as Transcript;
+  const firstThought = transcript.steps.find((step) => step.is_think)!.action;
+  const planSentence = /I need to (.*?)\./.exec(firstThought)![1]!;
+  return {
+    plan: planSentence.split(/, then /),
+    actions: transcript.steps.filter((step) => !step.is_think).map((step) => step.action),
+  };
+}
+
+describe('plans stated in ReAct ALFWorld demonstrations', () => {
+  it.each(kinds.flatMap((kind) => [`react_${kind}_0`, `react_${kind}_1`]))(
+    '%s: every step is carried out',
+    (name) => {
+      const { plan, actions } = load(name);
+      const alignment = alignActionsToPlan(plan, actions);
+      // react_put_0 spells the object "sparybottle" in its plan; a misspelt object is not carried out.
+      const expected = name === 'react_put_0' ? [0.5, 1] : plan.map(() => 1);
+      expect(alignment.stepCoverage).toEqual(expected);
+    },
+  );
+});
