@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { JudgeInput, ResolvedGenerateRequest } from '@pilotrl/core';
 import { type ChatClient, createChatClient, createChatCompletionsServer } from '@pilotrl/llm';
 import { createScriptedPolicy } from '@pilotrl/llm/test';
@@ -84,6 +86,36 @@ describe('LLM judge over a local chat-completions server', () => {
       flagged!.followability.score,
       flagged!.standardization.score,
     ]).toEqual([1, 1, 1]);
+  });
+
+  it('rides out a failing server through the client retries', async () => {
+    let calls = 0;
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        calls += 1;
+        const failing = calls <= 2;
+        response.writeHead(failing ? 503 : 200, { 'content-type': 'application/json', 'retry-after': '0' });
+        response.end(
+          JSON.stringify(
+            failing
+              ? { error: { message: 'warming up' } }
+              : {
+                  choices: [
+                    { message: { role: 'assistant', content: rubric(4, 4, 4) }, finish_reason: 'stop' },
+                  ],
+                },
+          ),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const client = createChatClient({ baseUrl, model: 'judge-model', retry: { maxRetries: 3 } });
+    const [result] = await createLlmJudge({ client }).judge([input(goodPlan)]);
+    expect(result!.correctness.score).toBe(4);
+    expect(calls).toBe(3);
   });
 
   it('caches verdicts by input and judges at most maxConcurrency plans at once', async () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alignActionsToPlan } from '../src/plan-matching';
+import { createReferenceJudge } from '../src/reference-judge';
 
 const transcripts = join(import.meta.dirname, '../../../../shared/alfworld-data/transcripts/react-prompts');
 const kinds = ['clean', 'cool', 'examine', 'heat', 'put', 'puttwo'];
@@ -35,4 +36,23 @@ describe('plans stated in ReAct ALFWorld demonstrations', () => {
       expect(alignment.stepCoverage).toEqual(expected);
     },
   );
+});
+
+describe('the reference judge on those plans', () => {
+  it('scores a plan that puts the object in the wrong place lower on correctness', async () => {
+    const judge = createReferenceJudge();
+    for (const name of ['react_clean_0', 'react_heat_1', 'react_cool_0']) {
+      const { plan, actions } = load(name);
+      const reference = { plan, actions };
+      const wrongPlace = plan.map((step, index) =>
+        index === plan.length - 1 ? 'put it in garbagecan' : step,
+      );
+      const [right, wrong] = await judge.judge([
+        { task: name, plan, reference },
+        { task: name, plan: wrongPlace, reference },
+      ]);
+      expect(right!.correctness.score, name).toBe(5);
+      expect(wrong!.correctness.score, name).toBeLessThan(5);
+    }
+  });
 });
