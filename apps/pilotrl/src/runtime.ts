@@ -8,11 +8,13 @@ import {
   oraclePlanProvider,
 } from '@pilotrl/agent';
 import type { Policy, TaskRef } from '@pilotrl/core';
+import { createChatClient } from '@pilotrl/llm';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { compactPromptTemplate } from './compact-template';
 import { type CurriculumConfig, modelDimensions, type StageConfig } from './config';
 import { type Demonstration, oracleDemonstrations } from './demonstrations';
 import { type EnvProvider, envProviders } from './env-providers';
+import { llmPlanProvider } from './llm-plans';
 import { sha256 } from './run-dir';
 
 export function envProviderFor(config: CurriculumConfig): EnvProvider {
@@ -39,10 +41,22 @@ export function agentOptionsFor(
     formatError: { mode: 'penalty', penalty: -agent.formatErrorPenalty },
     revision: agent.planRevision === 'every-turn' ? { mode: 'every_turn' } : { mode: 'never' },
     ...(agent.prompt === 'compact' ? { promptTemplate: compactPromptTemplate } : {}),
-    planSource: follow
-      ? { kind: 'provided', source: 'oracle', provider: oraclePlanProvider(purpose.provider.tasks) }
-      : { kind: 'policy' },
+    planSource: follow ? followPlanSource(config, purpose.stage!, purpose.provider) : { kind: 'policy' },
   };
+}
+
+/** Stage 1's plans: the env oracle's, or a strong LLM's through its OpenAI-compatible API. */
+function followPlanSource(
+  config: CurriculumConfig,
+  stage: StageConfig,
+  provider: EnvProvider,
+): AgentOptions['planSource'] {
+  if (stage.kind === 'follow' && stage.planSource === 'llm') {
+    const llm = config.llm!;
+    const client = createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv });
+    return { kind: 'provided', source: 'llm', provider: llmPlanProvider(client, provider.envId) };
+  }
+  return { kind: 'provided', source: 'oracle', provider: oraclePlanProvider(provider.tasks) };
 }
 
 export function createAgent(config: CurriculumConfig, policy: Policy, options: AgentOptions): Agent {
