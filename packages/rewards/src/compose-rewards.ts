@@ -3,8 +3,8 @@
 // components that have weights. Per-turn components and judge verdicts are written too.
 import {
   type Episode,
-  episodeSchema,
   InvalidArgumentError,
+  judgeResultSchema,
   parseOrThrow,
   type RewardComponents,
   type RewardFn,
@@ -105,18 +105,23 @@ export function composeRewards(
         if (rich.computeTurns) {
           const perTurn = rich.computeTurns(episode);
           requireTurns(episode, perTurn, fn.name);
-          for (const [index, record] of perTurn.entries()) Object.assign(turnRewards[index]!, record);
+          for (const [index, record] of perTurn.entries()) {
+            const what = `turn ${index} components of reward ${fn.name} for episode ${episode.id}`;
+            Object.assign(turnRewards[index]!, parseOrThrow(rewardComponentsSchema, record, what));
+          }
         }
-        judge = rich.judgeResult?.(episode) ?? judge;
+        const verdict = rich.judgeResult?.(episode);
+        if (verdict !== undefined)
+          judge = parseOrThrow(judgeResultSchema, verdict, `judge verdict of reward ${fn.name}`);
       }
-      const updated: Episode = {
+      // Every value written here was validated above; the rest of the record is the caller's.
+      return {
         ...episode,
         turns: episode.turns.map((turn, index) => ({ ...turn, rewards: turnRewards[index]! })),
         rewardComponents: { ...episode.rewardComponents, ...components },
         reward,
         ...(judge === undefined ? {} : { judge }),
       };
-      return parseOrThrow(episodeSchema, updated, `episode ${episode.id} after rewards`);
     },
     applyAll(episodes) {
       return Promise.all(episodes.map((episode) => this.apply(episode)));
