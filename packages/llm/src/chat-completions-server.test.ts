@@ -1,3 +1,4 @@
+import { InvalidArgumentError, type Policy } from '@pilotrl/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatCompletionsServer } from './chat-completions-server';
 import type { ChatCompletionResponse } from './openai-wire';
@@ -89,6 +90,48 @@ describe('chat-completions server', () => {
       messages: [{ role: 'user', content: 'x'.repeat(5000) }],
     });
     expect(tooLarge.status).toBe(413);
+  });
+
+  it('fails only the request the policy rejects when it shares a batch with others, and with 400', async () => {
+    const scripted = createScriptedPolicy({ respond: () => 'fine' });
+    const batchSizes: number[] = [];
+    let server: ReturnType<typeof createChatCompletionsServer> | undefined;
+    let firstStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    const policy: Policy = {
+      name: 'picky',
+      version: 0,
+      async generate(requests) {
+        batchSizes.push(requests.length);
+        if (batchSizes.length === 1) {
+          firstStarted();
+          while ((server?.queued ?? 0) < 2) await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (requests.some((request) => request.messages[0]!.content === 'too long')) {
+          throw new InvalidArgumentError('prompt of 900 tokens does not fit the context of 128');
+        }
+        return scripted.generate(requests);
+      },
+    };
+    server = createChatCompletionsServer({ policy, modelName: 'tiny' });
+    const baseUrl = await server.listen();
+    closers.push(() => server!.close());
+    const body = (content: string) => ({ model: 'tiny', messages: [{ role: 'user', content }] });
+    const first = post(`${baseUrl}/chat/completions`, body('first'));
+    await started;
+    const [good, bad] = await Promise.all([
+      post(`${baseUrl}/chat/completions`, body('good')),
+      post(`${baseUrl}/chat/completions`, body('too long')),
+    ]);
+    expect((await first).status).toBe(200);
+    expect(good.status).toBe(200);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as ErrorBody).error.message).toBe(
+      'The policy rejected the request: prompt of 900 tokens does not fit the context of 128',
+    );
+    expect(batchSizes).toEqual([1, 2, 1, 1]);
   });
 
   it('lists its model and answers unknown routes with 404', async () => {

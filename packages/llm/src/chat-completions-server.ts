@@ -8,6 +8,7 @@ import {
   ConfigError,
   type GenerateRequest,
   type GenerateResult,
+  InvalidArgumentError,
   type Policy,
   parseOrThrow,
 } from '@pilotrl/core';
@@ -94,18 +95,34 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     while (pending.length > 0) {
       const batch = pending.splice(0, config.maxBatchSize);
       try {
-        const results = await policy.generate(batch.map((item) => item.request));
-        if (results.length !== batch.length) {
-          throw new Error(
-            `policy ${policy.name} returned ${results.length} results for ${batch.length} requests`,
-          );
-        }
-        for (const [index, item] of batch.entries()) item.resolve(results[index]!);
+        await runBatch(batch);
       } catch (error) {
-        for (const item of batch) item.reject(error);
+        if (batch.length === 1) {
+          batch[0]!.reject(error);
+          continue;
+        }
+        // One bad request (say, a prompt too long for the model) must not fail its neighbours:
+        // run them one by one so the error reaches only the request that caused it.
+        for (const item of batch) {
+          try {
+            await runBatch([item]);
+          } catch (single) {
+            item.reject(single);
+          }
+        }
       }
     }
     draining = false;
+  }
+
+  async function runBatch(batch: readonly Pending[]) {
+    const results = await policy.generate(batch.map((item) => item.request));
+    if (results.length !== batch.length) {
+      throw new Error(
+        `policy ${policy.name} returned ${results.length} results for ${batch.length} requests`,
+      );
+    }
+    for (const [index, item] of batch.entries()) item.resolve(results[index]!);
   }
 
   const generate = (request: GenerateRequest) =>
@@ -145,11 +162,12 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     try {
       results = await Promise.all(requests.map(generate));
     } catch (error) {
-      throw new HttpProblem(
-        500,
-        'server_error',
-        `The policy failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      // The policy's own argument checks (prompt too long, bad choices) are the client's to fix.
+      if (InvalidArgumentError.isInstance(error)) {
+        throw new HttpProblem(400, 'invalid_request_error', `The policy rejected the request: ${message}`);
+      }
+      throw new HttpProblem(500, 'server_error', `The policy failed: ${message}`);
     }
     const choices = results.map((result, index) => {
       const matchedStop =
