@@ -1,0 +1,207 @@
+// Speed of @pilotrl/policy-tfjs on this machine: training tokens/s (forward + backward + AdamW)
+// and batch-32 generation tokens/s with and without the KV cache, for two model sizes, next to
+// the same model trained in PyTorch (tooling/bench/torch_reference.py) when its venv exists.
+//
+//   pnpm bench                      # both sizes
+//   pnpm bench -- --sizes=1m        # one size
+//   pnpm bench -- --profile         # also the slowest kernels of one training step (tf.profile)
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Datum } from '@pilotrl/core';
+import * as tf from '@tensorflow/tfjs';
+import { TfjsPolicy, Tokenizer } from '../src/index';
+
+interface Size {
+  name: string;
+  dModel: number;
+  nLayers: number;
+  nHeads: number;
+  trainBatch: number;
+  trainSteps: number;
+  noCacheTokens: number;
+}
+
+const VOCAB = 512;
+const CONTEXT = 256;
+const GENERATION_BATCH = 32;
+const SIZES: Size[] = [
+  { name: '1m', dModel: 128, nLayers: 4, nHeads: 4, trainBatch: 8, trainSteps: 5, noCacheTokens: 4 },
+  { name: '5m', dModel: 256, nLayers: 6, nHeads: 8, trainBatch: 8, trainSteps: 3, noCacheTokens: 2 },
+];
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, '').split('=');
+    return [key!, value ?? 'true'] as const;
+  }),
+);
+const wanted = (args.get('sizes') ?? SIZES.map((s) => s.name).join(',')).split(',');
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const python = join(repoRoot, 'tooling/bench/.venv/bin/python');
+const torchScript = join(repoRoot, 'tooling/bench/torch_reference.py');
+
+// A tokenizer with exactly VOCAB ids: special tokens, bytes, then merges of a synthetic corpus.
+function benchTokenizer(): Tokenizer {
+  const words = Array.from({ length: 400 }, (_, i) => `w${(i * 7919).toString(36)}`);
+  const corpus = Array.from({ length: 200 }, (_, i) => words.slice(i % 300, (i % 300) + 60).join(' '));
+  return Tokenizer.train(corpus, { vocabSize: VOCAB });
+}
+
+const randomIds = (count: number, seed: number) => {
+  let state = seed;
+  return Array.from({ length: count }, () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return 11 + (state % (VOCAB - 11));
+  });
+};
+
+function timeIt(run: () => void): number {
+  const start = performance.now();
+  run();
+  return (performance.now() - start) / 1000;
+}
+
+async function timeAsync(run: () => Promise<void>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return (performance.now() - start) / 1000;
+}
+
+interface TorchResult {
+  tokens_per_s: number;
+  tokens_per_cpu_s: number;
+  threads: number;
+}
+
+function torchReference(size: Size, threads: number): TorchResult | string {
+  if (!existsSync(python)) {
+    return `no PyTorch venv: python3 -m venv tooling/bench/.venv && tooling/bench/.venv/bin/pip install torch numpy`;
+  }
+  const run = spawnSync(
+    python,
+    [
+      torchScript,
+      `--vocab=${VOCAB}`,
+      `--d-model=${size.dModel}`,
+      `--layers=${size.nLayers}`,
+      `--heads=${size.nHeads}`,
+      `--context=${CONTEXT}`,
+      `--batch=${size.trainBatch}`,
+      `--steps=${size.trainSteps}`,
+      '--warmup=1',
+      `--threads=${threads}`,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (run.status !== 0) return `PyTorch reference failed: ${run.stderr.trim().split('\n').at(-1)}`;
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+}
+
+async function benchSize(size: Size, tokenizer: Tokenizer) {
+  const policy = await TfjsPolicy.create({
+    tokenizer,
+    model: { dModel: size.dModel, nLayers: size.nLayers, nHeads: size.nHeads, contextLength: CONTEXT + 1 },
+  });
+  console.log(`\n## ${size.name}: d=${size.dModel} layers=${size.nLayers} heads=${size.nHeads}, ${policy.parameterCount().toLocaleString()} parameters, vocab ${VOCAB}`);
+
+  // Training: trainBatch sequences of CONTEXT predictions each.
+  const datums: Datum[] = Array.from({ length: size.trainBatch }, (_, b) => {
+    const tokenIds = randomIds(CONTEXT + 1, b + 1);
+    return { tokenIds, weights: tokenIds.map((_, i) => (i === 0 ? 0 : 1 / (CONTEXT * size.trainBatch))) };
+  });
+  const trainStep = async () => {
+    await policy.forwardBackward(datums, 'cross_entropy');
+    await policy.optimStep({ learningRate: 1e-3, beta2: 0.95, weightDecay: 0.01, gradClipNorm: 1 });
+  };
+  await trainStep();
+  const cpuStart = process.cpuUsage();
+  const trainSeconds = (await timeAsync(async () => {
+    for (let i = 0; i < size.trainSteps; i++) await trainStep();
+  })) / size.trainSteps;
+  const cpu = process.cpuUsage(cpuStart);
+  const trainCpuSeconds = (cpu.user + cpu.system) / 1e6 / size.trainSteps;
+  const trainTokens = (size.trainBatch * CONTEXT) / trainSeconds;
+  const trainCpuTokens = (size.trainBatch * CONTEXT) / trainCpuSeconds;
+  console.log(
+    `training   ${size.trainBatch}x${CONTEXT} tokens/step: ${(trainSeconds * 1000).toFixed(0)} ms/step wall, ${(trainCpuSeconds * 1000).toFixed(0)} ms/step CPU; ` +
+      `${trainTokens.toFixed(0)} tokens/s, ${trainCpuTokens.toFixed(0)} tokens per CPU-second`,
+  );
+
+  if (args.has('profile')) {
+    const profile = await tf.profile(trainStep);
+    const byKernel = new Map<string, { ms: number; calls: number }>();
+    for (const kernel of profile.kernels) {
+      if (kernel.name.endsWith('__op')) continue;
+      const entry = byKernel.get(kernel.name) ?? { ms: 0, calls: 0 };
+      entry.ms += Number(kernel.kernelTimeMs);
+      entry.calls += 1;
+      byKernel.set(kernel.name, entry);
+    }
+    const total = [...byKernel.values()].reduce((s, e) => s + e.ms, 0);
+    console.log(`profile of one training step: kernel time ${total.toFixed(0)} ms`);
+    for (const [name, { ms, calls }] of [...byKernel].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
+      console.log(`  ${name.padEnd(20)} ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${calls} calls`);
+    }
+    const byShape = new Map<string, { ms: number; calls: number }>();
+    for (const kernel of profile.kernels) {
+      if (kernel.name !== 'BatchMatMul' && kernel.name !== '_FusedMatMul') continue;
+      const key = `${kernel.name} ${kernel.inputShapes.map((s) => `[${s}]`).join('x')}`;
+      const entry = byShape.get(key) ?? { ms: 0, calls: 0 };
+      entry.ms += Number(kernel.kernelTimeMs);
+      entry.calls += 1;
+      byShape.set(key, entry);
+    }
+    console.log('matmuls by shape:');
+    for (const [key, { ms, calls }] of [...byShape].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
+      console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${calls} calls  ${key}`);
+    }
+  }
+
+  // Generation at batch 32 near a full context: cache (prefill once, then one token per step)
+  // versus recomputing the whole context for every token.
+  const cachedTokens = 32;
+  const promptFor = (extra: number) =>
+    Array.from({ length: GENERATION_BATCH }, (_, b) => randomIds(CONTEXT - extra, 100 + b));
+  const settings = { temperature: 0, topP: 1, stop: [] };
+  let produced = 0;
+  const cachedSeconds = timeIt(() => {
+    const out = policy.generateFromIds(promptFor(cachedTokens), { ...settings, maxTokens: cachedTokens });
+    produced = out.reduce((n, r) => n + r.tokenIds.length, 0);
+  });
+  const cachedRate = produced / cachedSeconds;
+  const fullSeconds = timeIt(() => {
+    const out = policy.generateFromIds(promptFor(size.noCacheTokens), { ...settings, maxTokens: size.noCacheTokens }, {
+      useCache: false,
+    });
+    produced = out.reduce((n, r) => n + r.tokenIds.length, 0);
+  });
+  const fullRate = produced / fullSeconds;
+  console.log(
+    `generation batch ${GENERATION_BATCH}, context ~${CONTEXT}: KV cache ${cachedRate.toFixed(0)} tokens/s (${cachedTokens} tokens after a ${CONTEXT - cachedTokens}-token prompt, prefill included); ` +
+      `recompute ${fullRate.toFixed(1)} tokens/s; cache speed-up ${(cachedRate / fullRate).toFixed(1)}x`,
+  );
+  policy.dispose();
+
+  for (const threads of [1, 0]) {
+    const reference = torchReference(size, threads);
+    if (typeof reference === 'string') {
+      console.log(`PyTorch: ${reference}`);
+      break;
+    }
+    const perCpu =
+      reference.threads === 1
+        ? `, ${reference.tokens_per_cpu_s.toFixed(0)} tokens per CPU-second; ours/PyTorch per CPU-second = ${(trainCpuTokens / reference.tokens_per_cpu_s).toFixed(2)}`
+        : '';
+    console.log(
+      `PyTorch   ${reference.threads} thread${reference.threads === 1 ? '' : 's'}: ${reference.tokens_per_s.toFixed(0)} tokens/s; ours/PyTorch = ${(trainTokens / reference.tokens_per_s).toFixed(2)}${perCpu}`,
+    );
+  }
+}
+
+const tokenizer = benchTokenizer();
+const policyInfo = await TfjsPolicy.create({ tokenizer, model: { dModel: 8, nLayers: 1, nHeads: 1, contextLength: 8 } });
+console.log(`# @pilotrl/policy-tfjs speed (backend ${policyInfo.backend.choice}; wasm overrides: ${policyInfo.backend.overrides.join(', ') || 'none'})`);
+policyInfo.dispose();
+for (const size of SIZES.filter((s) => wanted.includes(s.name))) await benchSize(size, tokenizer);
