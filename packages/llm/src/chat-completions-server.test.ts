@@ -72,10 +72,7 @@ describe('chat-completions server', () => {
     const cases: [unknown, RegExp][] = [
       [{ model: 'tiny', messages: [] }, /messages: Too small/],
       [{ model: 'tiny', messages: [{ role: 'user', content: 'x' }], temperature: 9 }, /temperature/],
-      [
-        { model: 'tiny', messages: [{ role: 'user', content: 'x' }], stream: true },
-        /streaming is not supported/,
-      ],
+      [{ model: 'tiny', messages: [{ role: 'user', content: 'x' }], n: 0 }, /n: Too small/],
       [{ model: 'tiny', messages: [{ role: 'user', content: 'x' }], top_logprobs: 5 }, /top_logprobs/],
     ];
     for (const [body, pattern] of cases) {
@@ -132,6 +129,37 @@ describe('chat-completions server', () => {
       'The policy rejected the request: prompt of 900 tokens does not fit the context of 128',
     );
     expect(batchSizes).toEqual([1, 2, 1, 1]);
+  });
+
+  it('streams the completion as server-sent chunks ending in [DONE]', async () => {
+    const { baseUrl } = await start();
+    const response = await post(`${baseUrl}/chat/completions`, {
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'hi' }],
+      stop: [' END'],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await response.text()).split('\n\n').filter((line) => line.length > 0);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const chunks = events.slice(0, -1).map(
+      (event) =>
+        JSON.parse(event.replace(/^data: /, '')) as {
+          object: string;
+          choices: { delta: { content?: string }; finish_reason: string | null }[];
+          usage?: { completion_tokens: number };
+        },
+    );
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('answer 0.');
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason ?? null)).toEqual([
+      null,
+      null,
+      'stop',
+      null,
+    ]);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe('answer 0. END'.length);
   });
 
   it('lists its model and answers unknown routes with 404', async () => {

@@ -218,7 +218,9 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     };
   }
 
-  async function handle(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
+  async function handle(
+    request: IncomingMessage,
+  ): Promise<{ status: number; body: unknown; events?: unknown[] }> {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
     if (requiredKey !== undefined && request.headers.authorization !== `Bearer ${requiredKey}`) {
       throw new HttpProblem(
@@ -259,7 +261,15 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
           `Invalid chat completion request: ${problems.join('; ')}`,
         );
       }
-      return { status: 200, body: await completions(parsed.data) };
+      const completion = await completions(parsed.data);
+      if (parsed.data.stream) {
+        return {
+          status: 200,
+          body: null,
+          events: streamEvents(completion, parsed.data.stream_options?.include_usage ?? false),
+        };
+      }
+      return { status: 200, body: completion };
     }
     throw new HttpProblem(
       404,
@@ -270,7 +280,9 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
 
   const httpServer = createServer((request: IncomingMessage, response: ServerResponse) => {
     handle(request)
-      .then(({ status, body }) => send(response, status, body))
+      .then(({ status, body, events }) =>
+        events ? sendEvents(response, events) : send(response, status, body),
+      )
       .catch((error: unknown) => {
         const problem =
           error instanceof HttpProblem
@@ -305,6 +317,69 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       });
     },
   };
+}
+
+type Completion = {
+  id: string;
+  created: number;
+  model: string;
+  system_fingerprint: string;
+  choices: {
+    index: number;
+    message: { role: string; content: string };
+    logprobs: unknown;
+    finish_reason: string;
+    stop_reason: string | null;
+    token_ids?: number[];
+  }[];
+  usage: unknown;
+};
+
+/**
+ * The completion as `chat.completion.chunk` events: per choice a role chunk, one content chunk
+ * (with its logprobs and token ids) and a finish chunk; then usage when asked for.
+ */
+function streamEvents(completion: Completion, includeUsage: boolean): unknown[] {
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: completion.created,
+    model: completion.model,
+    system_fingerprint: completion.system_fingerprint,
+    choices,
+    ...extra,
+  });
+  const events: unknown[] = completion.choices.flatMap((choice) => [
+    chunk([
+      { index: choice.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]),
+    chunk([
+      {
+        index: choice.index,
+        delta: { content: choice.message.content },
+        logprobs: choice.logprobs,
+        finish_reason: null,
+        ...(choice.token_ids === undefined ? {} : { token_ids: choice.token_ids }),
+      },
+    ]),
+    chunk([
+      {
+        index: choice.index,
+        delta: {},
+        logprobs: null,
+        finish_reason: choice.finish_reason,
+        stop_reason: choice.stop_reason,
+      },
+    ]),
+  ]);
+  if (includeUsage) events.push(chunk([], { usage: completion.usage }));
+  return events;
+}
+
+function sendEvents(response: ServerResponse, events: readonly unknown[]) {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+  response.end('data: [DONE]\n\n');
 }
 
 function send(response: ServerResponse, status: number, body: unknown) {

@@ -23,9 +23,9 @@ export const chatCompletionRequestSchema = z.object({
   logprobs: z.boolean().nullish(),
   /** Alternatives per position are not available from a Policy, so only 0 is accepted. */
   top_logprobs: z.literal(0).nullish(),
-  stream: z
-    .literal(false, { error: 'streaming is not supported by this server; send stream: false' })
-    .nullish(),
+  /** Answered as server-sent events; the whole completion arrives in one content chunk per choice. */
+  stream: z.boolean().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
   /** Extension: the output must be exactly one of these strings. */
   guided_choice: z.array(z.string().min(1)).min(1).optional(),
   /** Extension: return prompt and completion token ids. */
