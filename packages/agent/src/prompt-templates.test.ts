@@ -41,6 +41,21 @@ describe('prompt templates', () => {
     );
   });
 
+  it('states the goal once', () => {
+    const separate = defaultPromptTemplate.intro({
+      task: 'Win.',
+      observation: 'A room.',
+      admissibleActions: [],
+    });
+    expect(separate).toBe('Goal: Win.\n\nObservation: A room.');
+    const inside = defaultPromptTemplate.intro({
+      task: 'Win.',
+      observation: 'Win.\nA room.',
+      admissibleActions: [],
+    });
+    expect(inside).toBe('Observation: Win.\nA room.');
+  });
+
   it('shows admissible actions with the observation', () => {
     const text = defaultPromptTemplate.observation({
       observation: 'A room.',

@@ -69,7 +69,8 @@ export function createPromptTemplate(
     intro:
       parts.intro ??
       (({ task, observation, admissibleActions }) =>
-        `${task.length > 0 ? `Goal: ${task}\n\n` : ''}Observation: ${observation}${listActions(admissibleActions)}`),
+        // Envs such as ALFWorld already state the goal in the opening observation; say it once.
+        `${task.length > 0 && !observation.includes(task) ? `Goal: ${task}\n\n` : ''}Observation: ${observation}${listActions(admissibleActions)}`),
     observation:
       parts.observation ??
       (({ observation, admissibleActions }) =>
