@@ -59,11 +59,13 @@ describe('chat client against the local chat-completions server', () => {
     expect(result!.logprobs).toEqual([0, 0]);
   });
 
-  it('reports length when maxTokens cuts the reply', async () => {
+  it('reports length when maxTokens cuts the reply, whichever field carries the limit', async () => {
     const { baseUrl } = await serve(() => 'abcdefghij');
-    const client = createChatClient({ baseUrl, model: 'scripted-model', dialect: 'vllm' });
-    const [result] = await client.generate([{ messages: ask('x'), maxTokens: 4 }]);
-    expect(result).toMatchObject({ text: 'abcd', finishReason: 'length' });
+    for (const maxTokensField of ['max_tokens', 'max_completion_tokens'] as const) {
+      const client = createChatClient({ baseUrl, model: 'scripted-model', dialect: 'vllm', maxTokensField });
+      const [result] = await client.generate([{ messages: ask('x'), maxTokens: 4 }]);
+      expect(result).toMatchObject({ text: 'abcd', finishReason: 'length' });
+    }
   });
 
   it('constrains to choices by asking and validating, retrying answers that are none of them', async () => {

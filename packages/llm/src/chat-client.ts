@@ -57,6 +57,8 @@ export const chatClientOptionsSchema = z.object({
    * needed for token ids and exact choices.
    */
   dialect: z.enum(['openai', 'vllm']).default('openai'),
+  /** The request field for the token limit; OpenAI's reasoning models accept only `max_completion_tokens`. */
+  maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   /** With `choices`: how many times to ask before giving up on an answer that is none of them. */
   choiceAttempts: z.number().int().positive().default(3),
   /** Reported as `policyVersion` on every result (a remote server's weights are opaque to us). */
@@ -300,7 +302,7 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
     seed?: number | undefined;
   }): Record<string, unknown> {
     const body: Record<string, unknown> = { model: config.model, messages: request.messages };
-    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    if (request.maxTokens !== undefined) body[config.maxTokensField] = request.maxTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.stop.length > 0) body.stop = request.stop;
