@@ -104,7 +104,9 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
     tokenizer,
     model: { dModel: size.dModel, nLayers: size.nLayers, nHeads: size.nHeads, contextLength: CONTEXT + 1 },
   });
-  console.log(`\n## ${size.name}: d=${size.dModel} layers=${size.nLayers} heads=${size.nHeads}, ${policy.parameterCount().toLocaleString()} parameters, vocab ${VOCAB}`);
+  console.log(
+    `\n## ${size.name}: d=${size.dModel} layers=${size.nLayers} heads=${size.nHeads}, ${policy.parameterCount().toLocaleString()} parameters, vocab ${VOCAB}`,
+  );
 
   // Training: trainBatch sequences of CONTEXT predictions each.
   const datums: Datum[] = Array.from({ length: size.trainBatch }, (_, b) => {
@@ -117,9 +119,10 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
   };
   await trainStep();
   const cpuStart = process.cpuUsage();
-  const trainSeconds = (await timeAsync(async () => {
-    for (let i = 0; i < size.trainSteps; i++) await trainStep();
-  })) / size.trainSteps;
+  const trainSeconds =
+    (await timeAsync(async () => {
+      for (let i = 0; i < size.trainSteps; i++) await trainStep();
+    })) / size.trainSteps;
   const cpu = process.cpuUsage(cpuStart);
   const trainCpuSeconds = (cpu.user + cpu.system) / 1e6 / size.trainSteps;
   const trainTokens = (size.trainBatch * CONTEXT) / trainSeconds;
@@ -142,7 +145,9 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
     const total = [...byKernel.values()].reduce((s, e) => s + e.ms, 0);
     console.log(`profile of one training step: kernel time ${total.toFixed(0)} ms`);
     for (const [name, { ms, calls }] of [...byKernel].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
-      console.log(`  ${name.padEnd(20)} ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${calls} calls`);
+      console.log(
+        `  ${name.padEnd(20)} ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${calls} calls`,
+      );
     }
     const byShape = new Map<string, { ms: number; calls: number }>();
     for (const kernel of profile.kernels) {
@@ -172,9 +177,13 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
   });
   const cachedRate = produced / cachedSeconds;
   const fullSeconds = timeIt(() => {
-    const out = policy.generateFromIds(promptFor(size.noCacheTokens), { ...settings, maxTokens: size.noCacheTokens }, {
-      useCache: false,
-    });
+    const out = policy.generateFromIds(
+      promptFor(size.noCacheTokens),
+      { ...settings, maxTokens: size.noCacheTokens },
+      {
+        useCache: false,
+      },
+    );
     produced = out.reduce((n, r) => n + r.tokenIds.length, 0);
   });
   const fullRate = produced / fullSeconds;
@@ -201,7 +210,12 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
 }
 
 const tokenizer = benchTokenizer();
-const policyInfo = await TfjsPolicy.create({ tokenizer, model: { dModel: 8, nLayers: 1, nHeads: 1, contextLength: 8 } });
-console.log(`# @pilotrl/policy-tfjs speed (backend ${policyInfo.backend.choice}; wasm overrides: ${policyInfo.backend.overrides.join(', ') || 'none'})`);
+const policyInfo = await TfjsPolicy.create({
+  tokenizer,
+  model: { dModel: 8, nLayers: 1, nHeads: 1, contextLength: 8 },
+});
+console.log(
+  `# @pilotrl/policy-tfjs speed (backend ${policyInfo.backend.choice}; wasm overrides: ${policyInfo.backend.overrides.join(', ') || 'none'})`,
+);
 policyInfo.dispose();
 for (const size of SIZES.filter((s) => wanted.includes(s.name))) await benchSize(size, tokenizer);

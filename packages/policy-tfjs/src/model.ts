@@ -142,7 +142,8 @@ export class TransformerModel {
         ]),
         [0, 2, 1, 3],
       );
-      const q = tf.slice(qkv, [0, 0, 0, 0], [batch, h, time, hd]) as tf.Tensor4D;
+      // Scale q rather than the scores: [.., time, headDim] is smaller than [.., time, time].
+      const q = tf.mul(tf.slice(qkv, [0, 0, 0, 0], [batch, h, time, hd]), 1 / Math.sqrt(hd)) as tf.Tensor4D;
       let k = tf.slice(qkv, [0, h, 0, 0], [batch, h, time, hd]) as tf.Tensor4D;
       let v = tf.slice(qkv, [0, 2 * h, 0, 0], [batch, h, time, hd]) as tf.Tensor4D;
       const layerPast = past?.[l];
@@ -151,7 +152,7 @@ export class TransformerModel {
         v = tf.concat([layerPast.v, v], 2);
       }
       if (keepCache) cache.push({ k, v });
-      const scores = tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(hd)), attnBias);
+      const scores = tf.add(tf.matMul(q, k, false, true), attnBias);
       const attended = tf.reshape(tf.transpose(tf.matMul(tf.softmax(scores), v), [0, 2, 1, 3]), [
         batch * time,
         d,
