@@ -130,27 +130,12 @@ export function episodeToAgentGym(episode: Episode, options: ToAgentGymOptions =
     conversations,
     reward: episode.reward ?? episode.envReturn,
     success: episode.won,
-    pilotrl: {
-      formatVersion: EPISODE_FORMAT_VERSION,
-      id: episode.id,
-      envId: episode.envId,
-      taskId: episode.taskId,
-      split: episode.split,
-      seed: episode.seed,
-      groupId: episode.groupId,
-      sampleIndex: episode.sampleIndex,
-      paradigm: episode.paradigm,
-      task: episode.task,
-      ...(episode.taskType === undefined ? {} : { taskType: episode.taskType }),
-      terminated: episode.terminated,
-      truncated: episode.truncated,
-      planHistory: episode.planHistory,
+    // The schema keeps the fields it names and drops the rest (turns travel as the conversation).
+    pilotrl: extrasSchema.parse({
+      ...episode,
       turnRewards: episode.turns.map((turn) => turn.rewards),
       envRewards: episode.turns.map((turn) => turn.envReward),
-      rewardComponents: episode.rewardComponents,
-      ...(episode.reward === undefined ? {} : { reward: episode.reward }),
-      metadata: episode.metadata,
-    },
+    }),
   };
 }
 
