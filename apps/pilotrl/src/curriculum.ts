@@ -31,7 +31,7 @@ import {
   envProviderFor,
   trainTokenizer,
 } from './runtime';
-import { createStageScorer, type StageScorer } from './stage-rewards';
+import { createPlanJudging, createStageScorer, type PlanJudging } from './stage-rewards';
 import { formatPercent } from './stats';
 
 export interface Phase {
@@ -164,7 +164,7 @@ export async function evaluateSplits(
   provider: EnvProvider,
   policy: { sampler(): import('@pilotrl/core').Policy } | import('@pilotrl/core').Policy,
   options: EvalOptions,
-  scorer: StageScorer | undefined,
+  judging: PlanJudging | undefined,
   where: { step: number; phase: string },
 ): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
   const sampler = 'sampler' in policy ? policy.sampler() : policy;
@@ -186,8 +186,8 @@ export async function evaluateSplits(
         runId: `eval-${split}-${where.step}`,
       });
       const judgeScore =
-        scorer !== undefined && config.agent.paradigm === 'adaplan'
-          ? await scorer.judgePlans(report.episodeRecords)
+        judging !== undefined && config.agent.paradigm === 'adaplan'
+          ? await judging.judgePlans(report.episodeRecords)
           : null;
       const proportion = (s: {
         successes: number;
@@ -399,13 +399,20 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     log(`checkpoint saved: ${dir} (global iteration ${state.globalIteration})`);
   };
 
-  const runEval = async (phase: Phase, scorer: StageScorer | undefined) => {
+  // Plans are judged at every evaluation, by the plan stage's judge when there is one.
+  const planStage = config.stages.find((s) => s.kind === 'plan');
+  const judging = createPlanJudging(
+    config,
+    context.provider,
+    planStage?.kind === 'plan' ? planStage.judge : 'reference',
+  );
+  const runEval = async (phase: Phase) => {
     const { records } = await evaluateSplits(
       config,
       context.provider,
       policy,
       { ...config.eval, seed: evalSeed },
-      scorer,
+      judging,
       { step: state.globalIteration, phase: phase.name },
     );
     for (const record of records) evalsLog.append(record);
@@ -423,8 +430,6 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
   for (; state.phase < phases.length; state.phase++, state.iteration = 0) {
     const phase = phases[state.phase]!;
     const runner = phase.kind === 'sft' ? await sftRunner(context) : await stageRunner(context, phase);
-    const scorer =
-      phase.stage?.kind === 'plan' ? createStageScorer(config, phase.stage, context.provider) : undefined;
     const bar = new ProgressBar(
       `[${state.phase + 1}/${phases.length} ${phase.name}]`,
       phase.iterations,
@@ -461,7 +466,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
         const phaseDone = state.iteration === phase.iterations;
         if (phaseDone || state.iteration % config.eval.every === 0) {
           bar.finish();
-          await runEval(phase, scorer);
+          await runEval(phase);
         }
         if (phaseDone) {
           state.phase++;

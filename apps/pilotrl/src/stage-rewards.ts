@@ -14,6 +14,7 @@ import {
   createPlanAdherenceReward,
   createReferenceJudge,
   createRepeatedActionPenalty,
+  type EpisodeRewardFn,
   type WeightedReward,
 } from '@pilotrl/rewards';
 import type { CurriculumConfig, StageConfig } from './config';
@@ -22,8 +23,6 @@ import type { EnvProvider } from './env-providers';
 export interface StageScorer {
   /** Writes reward components, the scalar reward and judge verdicts into `episodes` (in place). */
   score(episodes: Episode[]): Promise<{ judgeScore: number | null }>;
-  /** Mean judge score (1-5, mean of the three criteria) of the first plan each episode's policy wrote. */
-  judgePlans(episodes: readonly Episode[]): Promise<number | null>;
 }
 
 const meanRubric = (episode: Episode) =>
@@ -34,8 +33,8 @@ const meanRubric = (episode: Episode) =>
         episode.judge.standardization.score) /
       3;
 
-function createJudge(config: CurriculumConfig, stage: StageConfig): Judge {
-  if (stage.kind === 'plan' && stage.judge === 'llm') {
+function createJudge(config: CurriculumConfig, kind: 'reference' | 'llm'): Judge {
+  if (kind === 'llm') {
     const llm = config.llm!;
     return createLlmJudge({
       client: createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv }),
@@ -44,11 +43,22 @@ function createJudge(config: CurriculumConfig, stage: StageConfig): Judge {
   return createReferenceJudge();
 }
 
-export function createStageScorer(
+const hasPolicyPlan = (episode: Episode) =>
+  episode.planHistory.some((revision) => revision.source === 'policy');
+
+export interface PlanJudging {
+  /** The `plan_quality` reward over this judge. */
+  reward(): EpisodeRewardFn;
+  /** Mean judge score (1-5) of the first plan each episode's policy wrote; null when none wrote one. */
+  judgePlans(episodes: readonly Episode[]): Promise<number | null>;
+}
+
+/** Plan judging with the oracle's plan and actions as the reference. */
+export function createPlanJudging(
   config: CurriculumConfig,
-  stage: StageConfig,
   provider: EnvProvider,
-): StageScorer {
+  kind: 'reference' | 'llm' = 'reference',
+): PlanJudging {
   const oracleCache = new Map<string, Promise<OracleSolution>>();
   const reference = (episode: Episode): Promise<JudgeInput['reference']> | undefined => {
     const oracle = provider.tasks.oracle?.bind(provider.tasks);
@@ -60,12 +70,31 @@ export function createStageScorer(
     }
     return oracleCache.get(key)!.then((solution) => ({ plan: solution.plan, actions: solution.actions }));
   };
-  const judge = createJudge(config, stage);
+  const judge = createJudge(config, kind);
+  const reward = () => createJudgeReward({ judge, reference: (episode) => reference(episode) });
+  return {
+    reward,
+    async judgePlans(episodes) {
+      const withPlans = episodes.filter(hasPolicyPlan);
+      if (withPlans.length === 0) return null;
+      const judged = await composeRewards([{ fn: reward(), weight: 0 }]).applyAll(withPlans);
+      const scores = judged.map(meanRubric).filter((score): score is number => score !== undefined);
+      return scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length;
+    },
+  };
+}
+
+export function createStageScorer(
+  config: CurriculumConfig,
+  stage: StageConfig,
+  provider: EnvProvider,
+): StageScorer {
+  const judging = createPlanJudging(config, provider, stage.kind === 'plan' ? stage.judge : 'reference');
   const makers: Record<string, () => WeightedReward['fn']> = {
     outcome: () => createOutcomeReward(),
     format: () => createFormatReward(),
     plan_adherence: () => createPlanAdherenceReward({ plan: 'first' }),
-    plan_quality: () => createJudgeReward({ judge, reference: (episode) => reference(episode) }),
+    plan_quality: () => judging.reward(),
     repeated_action: () => createRepeatedActionPenalty(),
     invalid_action: () => createInvalidActionPenalty(),
     // Plans are the longest answers an AdaPlan agent writes, so they set the length limit.
@@ -89,9 +118,6 @@ export function createStageScorer(
     })),
     { name: `${stage.kind}-reward-without-plan` },
   );
-  const hasPolicyPlan = (episode: Episode) =>
-    episode.planHistory.some((revision) => revision.source === 'policy');
-  const judgeOnly = createJudgeReward({ judge, reference: (episode) => reference(episode) });
   return {
     async score(episodes) {
       const scored = await Promise.all(
@@ -106,13 +132,6 @@ export function createStageScorer(
       });
       const scores = scored.map(meanRubric).filter((s): s is number => s !== undefined);
       return { judgeScore: scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length };
-    },
-    async judgePlans(episodes) {
-      const withPlans = episodes.filter(hasPolicyPlan);
-      if (withPlans.length === 0) return null;
-      const judged = await composeRewards([{ fn: judgeOnly, weight: 0 }]).applyAll(withPlans);
-      const scores = judged.map(meanRubric).filter((s): s is number => s !== undefined);
-      return scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length;
     },
   };
 }

@@ -10,7 +10,7 @@ import { evaluateSplits } from '../curriculum';
 import { readRunConfig } from '../run-dir';
 import type { EvalRecord } from '../run-records';
 import { envProviderFor } from '../runtime';
-import { createStageScorer } from '../stage-rewards';
+import { createPlanJudging } from '../stage-rewards';
 import { formatPercent } from '../stats';
 import type { CliIo } from './io';
 import { resolveConfig } from './train';
@@ -98,8 +98,12 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   }
   const provider = envProviderFor(config);
   const planStage = config.stages.find((s) => s.kind === 'plan');
-  const scorer = planStage === undefined ? undefined : createStageScorer(config, planStage, provider);
-  const { records } = await evaluateSplits(config, provider, policy, { ...config.eval, seed: 0 }, scorer, {
+  const judging = createPlanJudging(
+    config,
+    provider,
+    planStage?.kind === 'plan' ? planStage.judge : 'reference',
+  );
+  const { records } = await evaluateSplits(config, provider, policy, { ...config.eval, seed: 0 }, judging, {
     step: 0,
     phase: 'eval',
   });
