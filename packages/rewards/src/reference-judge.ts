@@ -35,6 +35,17 @@ export const referenceJudgeOptionsSchema = z.object({
 const toScore = (fraction: number) =>
   Math.min(5, Math.max(1, 1 + Math.round(4 * Math.min(1, Math.max(0, fraction)))));
 const percent = (fraction: number) => `${Math.round(fraction * 100)}%`;
+/** Words that may open an imperative step before its verb ("First, find a pen"). */
+const SEQUENCE_WORDS = new Set([
+  'first',
+  'firstly',
+  'then',
+  'next',
+  'finally',
+  'now',
+  'lastly',
+  'afterwards',
+]);
 /** Verbs that only get the agent somewhere or show it something; plans rarely spell them out. */
 const ENABLING_VERBS = new Set(['go', 'open', 'close', 'look', 'examine', 'inventory']);
 
@@ -64,10 +75,18 @@ export function formatProblems(
   options: { maxStepWords: number; maxSteps: number },
 ): string[] {
   const problems: string[] = [];
-  const firstWordIsVerb = plan.every((step) => isVerbWord(step.toLowerCase().match(/[a-z]+/)?.[0] ?? ''));
-  if (!firstWordIsVerb) problems.push('not every step starts with an imperative verb');
+  const leadingVerb = (step: string) => {
+    const words = step.toLowerCase().match(/[a-z]+/g) ?? [];
+    return words.find((word) => !SEQUENCE_WORDS.has(word)) ?? '';
+  };
+  if (!plan.every((step) => isVerbWord(leadingVerb(step)))) {
+    problems.push('not every step starts with an imperative verb');
+  }
+  // The same step twice in a row is stutter; twice apart is fine ("put it in the dresser" for each of two cards).
   const normalised = plan.map((step) => step.trim().toLowerCase().replace(/\s+/g, ' '));
-  if (new Set(normalised).size < normalised.length) problems.push('repeated steps');
+  if (normalised.some((step, index) => index > 0 && step === normalised[index - 1])) {
+    problems.push('the same step twice in a row');
+  }
   if (plan.some((step) => step.split(/\s+/).length > options.maxStepWords)) {
     problems.push(`steps longer than ${options.maxStepWords} words`);
   }

@@ -39,6 +39,19 @@ describe('plans stated in ReAct ALFWorld demonstrations', () => {
 });
 
 describe('the reference judge on those plans', () => {
+  it('gives every stated plan full marks against its own demonstration', async () => {
+    const judge = createReferenceJudge();
+    for (const name of kinds.flatMap((kind) => [`react_${kind}_0`, `react_${kind}_1`])) {
+      if (name === 'react_put_0') continue; // its plan misspells the object, see above
+      const { plan, actions } = load(name);
+      const [verdict] = await judge.judge([{ task: name, plan, reference: { plan, actions } }]);
+      expect(
+        [verdict!.correctness.score, verdict!.followability.score, verdict!.standardization.score],
+        name,
+      ).toEqual([5, 5, 5]);
+    }
+  });
+
   it('scores a plan that puts the object in the wrong place lower on correctness', async () => {
     const judge = createReferenceJudge();
     for (const name of ['react_clean_0', 'react_heat_1', 'react_cool_0']) {
