@@ -58,6 +58,8 @@ export const agentConfigSchema = strict({
   paradigm: z.enum(['adaplan', 'react']).default('adaplan'),
   /** `env`: the env's own prompt template; `compact`: the same conversation in few tokens, for small models. */
   prompt: z.enum(['env', 'compact']).default('env'),
+  /** Compact prompt only: list the admissible commands in every message (the env template always does). */
+  listActions: z.boolean().default(true),
   /** AdaPlan: when the unexecuted part of the plan is rewritten. */
   planRevision: z.enum(['every-turn', 'never']).default('every-turn'),
   /** Previous (action, observation) pairs kept in the prompt. */
@@ -226,6 +228,12 @@ export const curriculumConfigSchema = strict({
       issue(at(stage.kind === 'follow' ? 'planSource' : 'judge'), '"llm" needs a top-level `llm` section');
     }
   });
+  if (!config.agent.listActions && config.agent.prompt !== 'compact') {
+    issue(
+      ['agent', 'listActions'],
+      'only the compact prompt can leave out the admissible commands; set agent.prompt: compact',
+    );
+  }
   const dims = [config.policy.dModel, config.policy.heads];
   if (dims[0] !== undefined && dims[1] !== undefined && dims[0] % dims[1] !== 0) {
     issue(['policy', 'heads'], `dModel ${dims[0]} is not divisible by heads ${dims[1]}`);

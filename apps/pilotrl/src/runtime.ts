@@ -40,7 +40,9 @@ export function agentOptionsFor(
     plan: { maxTokens: agent.maxPlanTokens, temperature: purpose.temperature },
     formatError: { mode: 'penalty', penalty: -agent.formatErrorPenalty },
     revision: agent.planRevision === 'every-turn' ? { mode: 'every_turn' } : { mode: 'never' },
-    ...(agent.prompt === 'compact' ? { promptTemplate: compactPromptTemplate } : {}),
+    ...(agent.prompt === 'compact'
+      ? { promptTemplate: compactPromptTemplate({ listActions: agent.listActions }) }
+      : {}),
     planSource: follow ? followPlanSource(config, purpose.stage!, purpose.provider) : { kind: 'policy' },
   };
 }
