@@ -4,8 +4,9 @@
 // dependencies of this package: install one next to it to have it picked up.
 import { ConfigError } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs';
-import '@tensorflow/tfjs-backend-wasm';
+import { getThreadsCount } from '@tensorflow/tfjs-backend-wasm';
 import { type InstalledOverrides, installWasmOverrides } from './wasm-overrides';
+import { enableNodeWasmThreads } from './wasm-threads';
 
 export type BackendChoice = 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
 export const BACKEND_ORDER: readonly BackendChoice[] = ['tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'];
@@ -17,6 +18,8 @@ export interface BackendInfo {
   tfBackend: string;
   /** Kernel overrides installed on wasm (empty elsewhere). */
   overrides: readonly string[];
+  /** XNNPACK threads of the wasm backend (1 elsewhere). */
+  threads: number;
   /** Why each faster choice was skipped. */
   skipped: Partial<Record<BackendChoice, string>>;
 }
@@ -29,6 +32,12 @@ export interface BackendOptions {
   backend?: 'auto' | BackendChoice;
   /** Install the wasm kernel overrides (default true; turn off only to compare with stock). */
   wasmOverrides?: boolean;
+  /**
+   * Threads of the wasm backend (default 1, or PILOTRL_TFJS_WASM_THREADS). More than one helps
+   * models of dModel >= 128 on an otherwise idle machine; it takes effect only if wasm has not
+   * started yet in this process, and then `shutdownBackend()` must run before the process exits.
+   */
+  wasmThreads?: number;
 }
 
 const NATIVE_PACKAGES: Record<'tensorflow-gpu' | 'tensorflow', string> = {
@@ -49,24 +58,42 @@ export function initBackend(options: BackendOptions = {}): Promise<BackendInfo> 
       `unknown tfjs backend "${requested}" (from options.backend or PILOTRL_TFJS_BACKEND); use auto, ${BACKEND_ORDER.join(', ')}`,
     );
   }
-  const key = `${requested}/${options.wasmOverrides !== false}`;
+  const threads = options.wasmThreads ?? Number(process.env.PILOTRL_TFJS_WASM_THREADS ?? 1);
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new ConfigError(
+      `wasmThreads (or PILOTRL_TFJS_WASM_THREADS) must be a positive integer, got ${threads}`,
+    );
+  }
+  const key = `${requested}/${options.wasmOverrides !== false}/${threads}`;
   if (current === undefined || key !== currentKey) {
     currentKey = key;
-    current = start(requested, options.wasmOverrides !== false);
+    current = start(requested, options.wasmOverrides !== false, threads);
   }
   return current;
 }
 
-async function start(requested: 'auto' | BackendChoice, withOverrides: boolean): Promise<BackendInfo> {
+/** Removes the wasm backend, which ends its pthread workers (needed before exit with threads). */
+export function shutdownBackend(): void {
+  if (tf.findBackend('wasm') !== null) tf.removeBackend('wasm');
+  current = undefined;
+  currentKey = '';
+}
+
+async function start(
+  requested: 'auto' | BackendChoice,
+  withOverrides: boolean,
+  threads: number,
+): Promise<BackendInfo> {
   const candidates = requested === 'auto' ? BACKEND_ORDER : [requested];
   const skipped: BackendInfo['skipped'] = {};
   for (const choice of candidates) {
-    const problem = await tryStart(choice, withOverrides);
+    const problem = await tryStart(choice, withOverrides, threads);
     if (problem === undefined) {
       return {
         choice,
         tfBackend: tf.getBackend(),
         overrides: choice === 'wasm' ? (overrides?.kernels ?? []) : [],
+        threads: choice === 'wasm' ? getThreadsCount() : 1,
         skipped,
       };
     }
@@ -76,7 +103,11 @@ async function start(requested: 'auto' | BackendChoice, withOverrides: boolean):
   throw new ConfigError(`no tfjs backend could start (${reasons.join('; ')})`);
 }
 
-async function tryStart(choice: BackendChoice, withOverrides: boolean): Promise<string | undefined> {
+async function tryStart(
+  choice: BackendChoice,
+  withOverrides: boolean,
+  threads: number,
+): Promise<string | undefined> {
   try {
     if (choice === 'tensorflow-gpu' || choice === 'tensorflow') {
       const specifier = NATIVE_PACKAGES[choice];
@@ -97,8 +128,15 @@ async function tryStart(choice: BackendChoice, withOverrides: boolean): Promise<
         overrides = undefined;
       }
     }
-    if (!(await tf.setBackend(choice))) return `the ${choice} backend did not start`;
-    await tf.ready();
+    const wasmStarted = tf.engine().registry.wasm !== undefined;
+    const shim =
+      choice === 'wasm' && threads > 1 && !wasmStarted ? enableNodeWasmThreads(threads) : undefined;
+    try {
+      if (!(await tf.setBackend(choice))) return `the ${choice} backend did not start`;
+      await tf.ready();
+    } finally {
+      shim?.restore();
+    }
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

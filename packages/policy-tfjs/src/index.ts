@@ -5,6 +5,7 @@ export {
   type BackendInfo,
   type BackendOptions,
   initBackend,
+  shutdownBackend,
 } from './backend';
 export { chatText, renderChat } from './chat-template';
 export { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, type CheckpointManifest } from './checkpoint';
@@ -36,3 +37,4 @@ export {
   type TrainTokenizerOptions,
 } from './tokenizer';
 export { type InstalledOverrides, installWasmOverrides, type WasmOverrideOptions } from './wasm-overrides';
+export { enableNodeWasmThreads } from './wasm-threads';
