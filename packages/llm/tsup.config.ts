@@ -1,3 +1,3 @@
 import { packageBuild } from '../../tooling/tsup-config';
 
-export default packageBuild(['src/index.ts', 'src/test.ts']);
+export default packageBuild();

@@ -1,14 +1,25 @@
 // Throughput of the chat client against the local chat-completions server serving a scripted
 // policy, by client concurrency: requests per second and the server's mean batch size.
+
+import type { Policy } from '@pilotrl/core';
+import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { createChatClient } from '../src/chat-client';
 import { createChatCompletionsServer } from '../src/chat-completions-server';
-import { createScriptedPolicy } from '../src/scripted-policy';
 
 const REQUESTS = 600;
 const reply = '<thought>The apple should be on the counter.</thought><action>go to countertop 1</action>';
 
 async function run(concurrency: number) {
-  const policy = createScriptedPolicy({ respond: () => reply });
+  const scripted = createScriptedPolicy(() => reply);
+  const batchSizes: number[] = [];
+  const policy: Policy = {
+    name: scripted.name,
+    version: scripted.version,
+    generate: (batch) => {
+      batchSizes.push(batch.length);
+      return scripted.generate(batch);
+    },
+  };
   const server = createChatCompletionsServer({ policy, modelName: 'bench', maxBatchSize: 64 });
   const baseUrl = await server.listen();
   const client = createChatClient({ baseUrl, model: 'bench', maxConcurrency: concurrency, dialect: 'vllm' });
@@ -22,7 +33,7 @@ async function run(concurrency: number) {
   await client.generate(requests);
   const seconds = (performance.now() - started) / 1000;
   await server.close();
-  const sizes = policy.batchSizes.slice(1);
+  const sizes = batchSizes.slice(1);
   return {
     concurrency,
     perSecond: REQUESTS / seconds,

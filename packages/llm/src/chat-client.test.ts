@@ -1,8 +1,8 @@
-import type { Policy } from '@pilotrl/core';
+import type { Policy, ResolvedGenerateRequest } from '@pilotrl/core';
+import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatClient } from './chat-client';
 import { createChatCompletionsServer } from './chat-completions-server';
-import { createScriptedPolicy } from './scripted-policy';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -10,10 +10,10 @@ afterEach(async () => {
 });
 
 async function serve(
-  respond: Parameters<typeof createScriptedPolicy>[0]['respond'],
+  respond: (request: ResolvedGenerateRequest, call: number) => string,
   serverOptions: { tokenText?: (id: number) => string } = {},
 ) {
-  const policy = createScriptedPolicy({ respond, version: 3 });
+  const policy = createScriptedPolicy(respond, { version: 3 });
   const server = createChatCompletionsServer({ policy, modelName: 'scripted-model', ...serverOptions });
   const baseUrl = await server.listen(0, '127.0.0.1');
   closers.push(() => server.close());
@@ -101,7 +101,7 @@ describe('chat client against the local chat-completions server', () => {
   });
 
   it('batches requests that wait while the policy is busy into one policy call', async () => {
-    const scripted = createScriptedPolicy({ respond: (_request, call) => `reply ${call}` });
+    const scripted = createScriptedPolicy((_request, call) => `reply ${call}`);
     const batchSizes: number[] = [];
     let server: ReturnType<typeof createChatCompletionsServer> | undefined;
     let firstCalled: () => void = () => undefined;

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Policy } from '@pilotrl/core';
+import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatCompletionsServer } from './chat-completions-server';
 import type { ChatCompletionResponse } from './openai-wire';
-import { createScriptedPolicy } from './scripted-policy';
 
 type ErrorBody = { error: { message: string } };
 
@@ -12,10 +12,7 @@ afterEach(async () => {
 });
 
 async function start(options: { apiKeyEnv?: string; env?: Record<string, string> } = {}) {
-  const policy = createScriptedPolicy({
-    respond: (_request, call) => `answer ${call}. END rest`,
-    version: 5,
-  });
+  const policy = createScriptedPolicy((_request, call) => `answer ${call}. END rest`, { version: 5 });
   const server = createChatCompletionsServer({ policy, modelName: 'tiny', maxBodyBytes: 2000, ...options });
   const baseUrl = await server.listen();
   closers.push(() => server.close());
@@ -90,7 +87,7 @@ describe('chat-completions server', () => {
   });
 
   it('fails only the request the policy rejects when it shares a batch with others, and with 400', async () => {
-    const scripted = createScriptedPolicy({ respond: () => 'fine' });
+    const scripted = createScriptedPolicy(() => 'fine');
     const batchSizes: number[] = [];
     let server: ReturnType<typeof createChatCompletionsServer> | undefined;
     let firstStarted: () => void = () => undefined;

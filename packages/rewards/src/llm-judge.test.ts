@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JudgeInput, ResolvedGenerateRequest } from '@pilotrl/core';
+import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { type ChatClient, createChatClient, createChatCompletionsServer } from '@pilotrl/llm';
-import { createScriptedPolicy } from '@pilotrl/llm/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INJECTION_FLAG } from './injection';
 import { createLlmJudge, INVALID_OUTPUT_FLAG } from './llm-judge';
@@ -23,7 +23,7 @@ const rubric = (correctness: number, followability: number, standardization: num
 
 /** A real chat-completions server on 127.0.0.1 serving a scripted judge model. */
 async function judgeServer(respond: (request: ResolvedGenerateRequest, call: number) => string) {
-  const policy = createScriptedPolicy({ respond });
+  const policy = createScriptedPolicy(respond);
   const server = createChatCompletionsServer({ policy, modelName: 'judge-model' });
   const baseUrl = await server.listen();
   closers.push(() => server.close());
