@@ -110,6 +110,20 @@ export class GameEngine implements FactView {
     return atom !== undefined && this.truth[atom] === 1;
   }
 
+  /** Admissible actions with their PDDL action name and arguments (entity ids by parameter name). */
+  admissibleActions(): { command: string; action: string; args: Record<string, string> }[] {
+    const { byCommand } = this.admissible();
+    return [...byCommand.entries()].map(([command, op]) => {
+      const { action, args } = this.game.ops[op]!;
+      const names = this.game.actionTexts.get(action)!.paramNames;
+      const named: Record<string, string> = {};
+      args.forEach((entity, i) => {
+        named[names[i]!] = this.game.entityIds[entity]!;
+      });
+      return { command, action, args: named };
+    });
+  }
+
   /** Every true atom as `[pred, ...entity ids]`. */
   trueAtoms(): string[][] {
     const out: string[][] = [];
