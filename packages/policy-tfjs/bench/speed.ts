@@ -59,12 +59,6 @@ const randomIds = (count: number, seed: number) => {
   });
 };
 
-function timeIt(run: () => void): number {
-  const start = performance.now();
-  run();
-  return (performance.now() - start) / 1000;
-}
-
 async function timeAsync(run: () => Promise<void>): Promise<number> {
   const start = performance.now();
   await run();

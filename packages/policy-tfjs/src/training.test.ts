@@ -1,4 +1,4 @@
-import { type Datum, InvalidArgumentError, type LossFn } from '@pilotrl/core';
+import { type Datum, InvalidArgumentError, type LossFn, type TrainablePolicy } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { warmupCosine } from './adamw';
@@ -29,7 +29,7 @@ const maxDifference = (a: Float32Array[], b: Float32Array[]) =>
 
 describe('training', () => {
   it('fits a batch with cross-entropy and counts versions', async () => {
-    const policy = await tinyPolicy();
+    const policy: TrainablePolicy & TfjsPolicy = await tinyPolicy();
     const first = await policy.forwardBackward(batch, 'cross_entropy');
     expect((await policy.optimStep({ learningRate: 1e-2 })).version).toBe(1);
     let last = first.loss;
@@ -71,7 +71,8 @@ describe('training', () => {
     const stepA = await a.optimStep({ learningRate: 1e-2, gradClipNorm: 100 });
     const stepB = await b.optimStep({ learningRate: 1e-2, gradClipNorm: 100 });
     expect(stepB.gradNorm).toBeCloseTo(stepA.gradNorm, 4);
-    expect(maxDifference(weightsOf(a), weightsOf(b))).toBeLessThan(1e-5);
+    // Adam's first step is ±lr on every weight (1e-2 here); rounding differences stay far below.
+    expect(maxDifference(weightsOf(a), weightsOf(b))).toBeLessThan(1e-4);
     await expect(a.optimStep({ learningRate: 1e-2 })).rejects.toThrow(InvalidArgumentError);
     a.dispose();
     b.dispose();
