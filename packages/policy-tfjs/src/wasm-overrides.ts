@@ -69,7 +69,6 @@ export function installWasmOverrides(options: WasmOverrideOptions = {}): Install
   const run = (name: string): KernelRun => requireKernel(name).kernelFunc as KernelRun;
   const transposeK = run('Transpose');
   const reshapeK = run('Reshape');
-  const concatK = run('Concat');
   const replaced = new Map<string, KernelConfig | undefined>();
 
   const replace = (name: string, kernelFunc: (args: KernelArgs, stock: KernelRun) => TensorInfo) => {
@@ -165,20 +164,18 @@ export function installWasmOverrides(options: WasmOverrideOptions = {}): Install
         .set(backend.typedArrayFromHeap(t).subarray(index * size, (index + 1) * size));
       return out;
     };
-    const outs: TensorInfo[] = [];
+    // Results go straight into one output buffer: the stock Concat kernel costs more than the products.
+    const joined = backend.makeOutput([batchA, m, n], 'float32');
     for (let i = 0; i < batchA; i++) {
       const ai = heapSlice(a3, i, [1, m, k]);
       const bi = heapSlice(b3, i, [1, k, n]);
-      outs.push(call(ai, bi));
+      const product = call(ai, bi);
+      // Views are taken after the call: a heap growth detaches earlier ones.
+      backend.typedArrayFromHeap(joined).set(backend.typedArrayFromHeap(product), i * m * n);
+      backend.disposeData(product.dataId);
       backend.disposeData(ai.dataId);
       backend.disposeData(bi.dataId);
     }
-    const joined = concatK({
-      inputs: outs as unknown as tf.NamedTensorInfoMap,
-      backend: args.backend,
-      attrs: { axis: 0 },
-    });
-    for (const t of outs) backend.disposeData(t.dataId);
     free();
     const result = reshapeK({
       inputs: { x: joined },
