@@ -39,7 +39,7 @@ import { END_ID, PAD_ID, Tokenizer } from './tokenizer';
 
 export interface TfjsPolicyOptions extends BackendOptions {
   tokenizer: Tokenizer;
-  /** Model shape; `vocabSize` defaults to the tokenizer's. */
+  /** Model shape; `vocabSize`, when given, must equal the tokenizer's. */
   model: Omit<ModelConfigInput, 'vocabSize'> & { vocabSize?: number };
   name?: string;
   /** Seed of sampling when a request gives none (default 0). */
@@ -72,9 +72,9 @@ export class TfjsPolicy {
     this.name = options.name ?? 'tfjs-policy';
     this.tokenizer = options.tokenizer;
     const vocabSize = options.model.vocabSize ?? options.tokenizer.vocabSize;
-    if (vocabSize < options.tokenizer.vocabSize) {
+    if (vocabSize !== options.tokenizer.vocabSize) {
       throw new InvalidArgumentError(
-        `model.vocabSize ${vocabSize} is smaller than the tokenizer's ${options.tokenizer.vocabSize}; omit it to use the tokenizer's`,
+        `model.vocabSize ${vocabSize} differs from the tokenizer's ${options.tokenizer.vocabSize}; omit it to use the tokenizer's`,
       );
     }
     this.model = new TransformerModel({ ...options.model, vocabSize });
