@@ -75,4 +75,25 @@ describe('rollouts with a policy-tfjs policy', () => {
     expect(turns.every((turn) => turn.formatError !== null || turn.action !== null)).toBe(true);
     model.dispose();
   });
+
+  it('repeats a rollout exactly from the same seed, and differs with another seed', async () => {
+    const model = await tinyPolicy();
+    const agent = createReActAgent(model.sampler(), {
+      maxTurns: 2,
+      contextTokens: CONTEXT,
+      act: { maxTokens: 12 },
+    });
+    const tasks = await keyDoorTasks.tasks('valid_seen', { limit: 1 });
+    const vectorEnv = createVectorEnv(createKeyDoorEnv, { size: 2 });
+    const run = (seed: number) =>
+      rollout(agent, vectorEnv, { envId: KEY_DOOR_ENV_ID, tasks, groupSize: 2, seed });
+    const texts = (episodes: Awaited<ReturnType<typeof run>>) =>
+      episodes.map((episode) => episode.turns.map((turn) => turn.generations[0]!.text));
+    const first = await run(11);
+    expect(await run(11)).toEqual(first);
+    // Samples of one group differ, and so does another seed.
+    expect(texts(first)[0]).not.toEqual(texts(first)[1]);
+    expect(texts(await run(12))).not.toEqual(texts(first));
+    model.dispose();
+  });
 });
