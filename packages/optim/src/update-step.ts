@@ -161,7 +161,7 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
           { entropyCoef: cfg.entropyCoef, valueCoef: estimator.needsValues ? cfg.valueCoef : 0 },
         );
         losses.push(result.loss);
-        policyMetrics.push(result.metrics);
+        policyMetrics.push(namespacePolicyMetrics(result.metrics));
         gradNorms.push((await policy.optimStep(cfg.adam)).gradNorm);
       }
     }
@@ -223,6 +223,18 @@ function tokenStatistics(
 
 function average(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/**
+ * The policy's own metrics under `policy/…`, except the value loss, which has a standard name.
+ * Names that already have a namespace are the loss function's, captured separately.
+ */
+function namespacePolicyMetrics(metrics: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(metrics)
+      .filter(([key]) => !key.includes('/'))
+      .map(([key, value]) => [key === 'value_loss' ? 'losses/value_loss' : `policy/${key}`, value]),
+  );
 }
 
 /** The mean of each metric over the records that report it. */
