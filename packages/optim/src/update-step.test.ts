@@ -1,9 +1,10 @@
-import { InvalidArgumentError } from '@pilotrl/core';
+import { type Datum, InvalidArgumentError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { BANDIT_VOCABULARY, playBandit } from '../test/bandit';
 import { episode } from '../test/episodes';
 import { createTabularPolicy } from '../test/tabular-policy';
 import { pilotrlReference } from './presets';
+import { policyLosses } from './registries';
 import { createUpdateStep } from './update-step';
 
 const adam = { learningRate: 0.1, gradClipNorm: 1 };
@@ -128,6 +129,42 @@ describe('the update step', () => {
       return history;
     };
     expect(await run()).toEqual(await run());
+  });
+
+  it('hands the loss aggregation weights and the chosen old logprobs', async () => {
+    const seen: Datum[][] = [];
+    policyLosses.register(
+      'test-recording',
+      () =>
+        ({ datums }) => {
+          seen.push(datums.map((datum) => ({ ...datum })));
+          return { loss: 0, gradLogprobs: datums.map((datum) => datum.weights.map(() => 0)) };
+        },
+      { replace: true },
+    );
+    const policy = createTabularPolicy(BANDIT_VOCABULARY);
+    const episodes = await playBandit(policy, { groups: 2, groupSize: 4, seed: 6 });
+    for (const aggregation of ['token-mean', 'seq-mean-token-sum'] as const) {
+      seen.length = 0;
+      await createUpdateStep({ adam, loss: 'test-recording', aggregation, oldLogprobs: 'sampler' })(
+        policy,
+        episodes,
+      );
+      const weights = seen[0]!.flatMap((datum) => datum.weights);
+      // Every sequence has 2 model tokens: token-mean sums to 1, seq-mean-token-sum to 2.
+      const sum = weights.reduce((total, w) => total + w, 0);
+      expect(sum).toBeCloseTo(aggregation === 'token-mean' ? 1 : 2, 12);
+      expect(weights.filter((w) => w > 0)).toHaveLength(2 * seen[0]!.length);
+      // With `sampler`, the old logprobs are exactly what the sampler reported.
+      const kept = episodes.filter((e) =>
+        seen[0]!.some((d) => d.tokenIds === e.turns[0]!.generations[0]!.tokenIds),
+      );
+      expect(kept.length).toBeGreaterThan(0);
+      for (const datum of seen[0]!) {
+        const source = episodes.find((e) => e.turns[0]!.generations[0]!.tokenIds === datum.tokenIds)!;
+        expect(datum.samplerLogprobs).toEqual(source.turns[0]!.generations[0]!.logprobs);
+      }
+    }
   });
 
   it('rejects a bad config and a generation without a prompt token', async () => {
