@@ -14,6 +14,7 @@ import {
   type TaskRef,
 } from '@pilotrl/core';
 import { createVectorEnv } from '@pilotrl/env-testkit';
+import { alignActionsToPlan } from '@pilotrl/rewards';
 import type { EnvProvider } from './env-providers';
 
 export interface Demonstration {
@@ -24,11 +25,16 @@ export interface Demonstration {
 }
 
 /**
- * Which plan step an oracle action carries out: actions are spread over the plan's steps in
- * order, in proportion to their counts (the oracle does not map actions to steps).
+ * The plan step (1-based) each oracle action carries out, by `@pilotrl/rewards`' alignment of
+ * actions to plan clauses; an action that fits no clause continues the step before it.
  */
-export function stepOfAction(actionIndex: number, actions: number, steps: number): number {
-  return Math.min(steps, 1 + Math.floor((actionIndex * steps) / Math.max(1, actions)));
+export function stepsOfActions(solution: OracleSolution): number[] {
+  const { clauses, clauseOf } = alignActionsToPlan(solution.plan, solution.actions);
+  let current = 1;
+  return clauseOf.map((clause) => {
+    if (clause >= 0) current = clauses[clause]!.step + 1;
+    return current;
+  });
 }
 
 export function planReply(solution: OracleSolution): string {
@@ -36,12 +42,11 @@ export function planReply(solution: OracleSolution): string {
 }
 
 export function actReply(solution: OracleSolution, turn: number, paradigm: 'adaplan' | 'react'): string {
-  const action = solution.actions[Math.min(turn, solution.actions.length - 1)]!;
-  const thought =
-    paradigm === 'adaplan'
-      ? `Step ${stepOfAction(turn, solution.actions.length, solution.plan.length)}.`
-      : `${solution.plan[stepOfAction(turn, solution.actions.length, solution.plan.length) - 1]}.`;
-  return `<thought>${thought}</thought><action>${action}</action>`;
+  const index = Math.min(turn, solution.actions.length - 1);
+  const step = stepsOfActions(solution)[index]!;
+  // AdaPlan thoughts name the plan step in progress; ReAct has no plan, so its thought is the sub-goal.
+  const thought = paradigm === 'adaplan' ? `Step ${step}.` : solution.plan[step - 1]!;
+  return `<thought>${thought}</thought><action>${solution.actions[index]}</action>`;
 }
 
 /** A policy that plays one oracle solution: the plan when asked for a plan, the next action otherwise. */

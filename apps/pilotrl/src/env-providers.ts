@@ -1,7 +1,13 @@
 // Envs a curriculum can name: a factory for fresh envs plus the task source with its splits and
 // oracle. Core's envRegistry holds factories only; training also needs tasks, so the app keeps
 // this registry of providers, pre-filled with the built-in envs.
-import { createRegistry, type TaskSource, type TextEnv } from '@pilotrl/core';
+import { createRegistry, type OracleSolution, type TaskSource, type TextEnv } from '@pilotrl/core';
+import {
+  ALFWORLD_ENV_ID,
+  createAlfworldEnv,
+  createDirectoryTaskSource,
+  createGeneratedTaskSource,
+} from '@pilotrl/env-alfworld';
 import { testkitEnvs } from '@pilotrl/env-testkit';
 
 export interface EnvProvider {
@@ -14,6 +20,50 @@ export interface EnvProvider {
 export type EnvProviderFactory = (options: Record<string, unknown>) => EnvProvider;
 
 export const envProviders = createRegistry<EnvProviderFactory>('environment');
+
+/**
+ * The same task source with its oracle memoised per task: the oracle is a planner (slow on
+ * ALFWorld) and a run asks it for the same tasks again (demonstrations, stage-1 plans, judges).
+ */
+export function withCachedOracle(tasks: TaskSource): TaskSource {
+  const oracle = tasks.oracle?.bind(tasks);
+  if (oracle === undefined) return tasks;
+  const cache = new Map<string, Promise<OracleSolution>>();
+  return {
+    envId: tasks.envId,
+    splits: () => tasks.splits(),
+    count: (split) => tasks.count(split),
+    tasks: (split, range) => tasks.tasks(split, range),
+    oracle(task) {
+      const key = `${task.split}/${task.taskId}/${task.seed}`;
+      let solution = cache.get(key);
+      if (solution === undefined) {
+        solution = oracle(task);
+        cache.set(key, solution);
+        solution.catch(() => cache.delete(key));
+      }
+      return solution;
+    },
+  };
+}
+
+/**
+ * ALFWorld: the built-in generator by default; `options.dataDir` plays real ALFWorld games from a
+ * data directory instead. `options.dialect` picks the grammar of generated games.
+ */
+envProviders.register(ALFWORLD_ENV_ID, (options) => {
+  const dialect = options.dialect === 'current' ? 'current' : 'legacy';
+  const dataDir = typeof options.dataDir === 'string' ? options.dataDir : undefined;
+  return {
+    envId: ALFWORLD_ENV_ID,
+    createEnv: (envOptions) => createAlfworldEnv(envOptions),
+    tasks: withCachedOracle(
+      dataDir === undefined
+        ? createGeneratedTaskSource({ dialect })
+        : createDirectoryTaskSource(dataDir, { dialect }),
+    ),
+  };
+});
 
 for (const env of testkitEnvs) {
   envProviders.register(env.envId, () => ({

@@ -7,9 +7,15 @@ const quick: CurriculumConfigInput = {
   name: 'quick',
   seed: 1,
   env: { id: 'alfworld', maxSteps: 30 },
-  policy: { size: 'small', tokenizerCorpusTasks: 120, seed: 1 },
-  agent: { paradigm: 'adaplan', prompt: 'compact', planRevision: 'never', historyWindow: 2 },
-  sft: { demonstrations: 300, steps: 300, batchSize: 32, learningRate: 3e-3 },
+  policy: { size: 'small', contextLength: 512, tokenizerCorpusTasks: 120, vocabSize: 800, seed: 1 },
+  agent: {
+    paradigm: 'adaplan',
+    prompt: 'compact',
+    listActions: false,
+    planRevision: 'never',
+    historyWindow: 2,
+  },
+  sft: { demonstrations: 150, steps: 300, batchSize: 32, learningRate: 3e-3 },
   stages: [
     {
       kind: 'follow',
@@ -36,7 +42,8 @@ const quick: CurriculumConfigInput = {
       rewards: { outcome: 1 },
     },
   ],
-  eval: { episodes: 20, every: 3 },
+  // Evaluations at the end of each phase only: they cost as much as training iterations.
+  eval: { episodes: 20, every: 1000 },
   checkpoint: { every: 3, keep: 2 },
 };
 
@@ -75,7 +82,7 @@ const paper: CurriculumConfigInput = {
 const reactBaseline: CurriculumConfigInput = {
   ...quick,
   name: 'react-baseline',
-  agent: { paradigm: 'react', prompt: 'compact', historyWindow: 2 },
+  agent: { paradigm: 'react', prompt: 'compact', listActions: false, historyWindow: 2 },
   stages: [
     {
       kind: 'joint',

@@ -37,7 +37,7 @@ export function resolveConfig(nameOrPath: string): CurriculumConfig {
 async function taskHashes(config: CurriculumConfig, provider: EnvProvider): Promise<Record<string, string>> {
   const hashes: Record<string, string> = {};
   for (const split of provider.tasks.splits()) {
-    const limit = split === config.env.trainSplit ? 1000 : config.eval.episodes;
+    const limit = split === config.env.trainSplit ? 200 : config.eval.episodes;
     const tasks = await provider.tasks.tasks(split, { offset: 0, limit });
     hashes[`tasks/${split}`] = sha256(JSON.stringify(tasks));
   }
@@ -76,6 +76,9 @@ export async function train(
     const config = typeof options.config === 'string' ? resolveConfig(options.config) : options.config;
     runDir = options.out ?? defaultRunDir(config);
     log(`pilotrl: ${config.name} → ${runDir}`);
+    log(
+      `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
+    );
     const { provider, policy, dataHashes } = await startRun(config);
     createRunDir(runDir, config, {
       name: config.name,
