@@ -167,6 +167,27 @@ describe('the update step', () => {
     }
   });
 
+  it('anchors the policy to demonstrations with a cross-entropy term', async () => {
+    const episodes = await playBandit(createTabularPolicy(BANDIT_VOCABULARY), {
+      groups: 4,
+      groupSize: 8,
+      seed: 7,
+    });
+    // Rewards favour `right`; the demonstration says `left` after `start`.
+    const demonstration = { tokenIds: [id('start'), id('left')], weights: [0, 1] };
+    const plain = createTabularPolicy(BANDIT_VOCABULARY);
+    await createUpdateStep({ adam })(plain, episodes);
+    const anchored = createTabularPolicy(BANDIT_VOCABULARY);
+    const { metrics } = await createUpdateStep({ adam, anchorCoef: 5 })(anchored, episodes, {
+      anchor: [demonstration],
+    });
+    expect(probability(plain.logits, 'start', 'left')).toBeLessThan(0.2);
+    expect(probability(anchored.logits, 'start', 'left')).toBeGreaterThan(0.2);
+    // Uniform over 5 words before the step: -log(1/5).
+    expect(metrics['losses/anchor_loss']).toBeCloseTo(Math.log(5), 6);
+    await expect(createUpdateStep({ adam, anchorCoef: 1 })(plain, episodes)).rejects.toThrow(/no anchor/);
+  });
+
   it('rejects a bad config and a generation without a prompt token', async () => {
     expect(() => createUpdateStep({ adam, epochs: 0 })).toThrow(/epochs/);
     expect(() => createUpdateStep({ adam, estimator: 'ppo2' })).toThrow(/Known: gae, grpo/);

@@ -40,6 +40,11 @@ export const updateConfigSchema = z.strictObject({
   entropyCoef: z.number().min(0).default(0),
   /** Value-loss coefficient, used when the estimator needs a value head. */
   valueCoef: z.number().min(0).default(0.5),
+  /**
+   * Weight of a cross-entropy anchor on demonstrations (`options.anchor`, token-mean), added to
+   * every optimizer step so RL cannot drift far from what supervised training taught; 0 disables.
+   */
+  anchorCoef: z.number().min(0).default(0),
   /** Adam settings for every optimizer step, gradient clipping included (`gradClipNorm`). */
   adam: adamParamsSchema,
   /** Seed of the minibatch shuffling (combined with the policy version). */
@@ -50,6 +55,8 @@ export type UpdateConfig = z.input<typeof updateConfigSchema>;
 export interface UpdateOptions {
   /** A frozen reference policy; needed when the loss has a KL term. */
   reference?: TrainablePolicy;
+  /** Demonstration datums (weights > 0 on the tokens to imitate) for the anchor; needs `anchorCoef` > 0. */
+  anchor?: readonly Datum[];
 }
 
 export interface UpdateResult {
@@ -72,6 +79,7 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
   const lossFn = policyLosses.get(cfg.loss)(cfg.lossArgs);
 
   return async (policy, episodes, options = {}) => {
+    const anchor = anchorDatums(options.anchor, cfg.anchorCoef);
     const rewards = episodeRewards(episodes);
     const groups = groupIndices(episodes);
     const zeroVariance = groups.filter(
@@ -143,6 +151,7 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
     const policyMetrics: Record<string, number>[] = [];
     const gradNorms: number[] = [];
     const losses: number[] = [];
+    const anchorLosses: number[] = [];
     const rng = createRng(`${cfg.seed}/${policy.version}`);
     const minibatchCount = Math.min(cfg.minibatches, trainDatums.length);
     for (let epoch = 0; epoch < cfg.epochs; epoch++) {
@@ -162,6 +171,10 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
         );
         losses.push(result.loss);
         policyMetrics.push(namespacePolicyMetrics(result.metrics));
+        if (anchor.length > 0) {
+          const anchored = await policy.forwardBackward(anchor, 'cross_entropy');
+          anchorLosses.push(anchored.loss / cfg.anchorCoef);
+        }
         gradNorms.push((await policy.optimStep(cfg.adam)).gradNorm);
       }
     }
@@ -169,10 +182,36 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
       'losses/loss': average(losses),
       'losses/grad_norm': average(gradNorms),
       'charts/optimizer_steps': gradNorms.length,
+      ...(anchor.length > 0 ? { 'losses/anchor_loss': average(anchorLosses) } : {}),
       'charts/policy_version': policy.version,
     });
     return { updated: true, metrics };
   };
+}
+
+/** The anchor demonstrations weighted for a token-mean cross-entropy times `coef`. */
+function anchorDatums(anchor: readonly Datum[] | undefined, coef: number): Datum[] {
+  if (anchor === undefined || anchor.length === 0) {
+    if (coef > 0) {
+      throw new InvalidArgumentError(
+        `anchorCoef is ${coef} but no anchor demonstrations were passed; pass { anchor: datums } or set anchorCoef to 0`,
+      );
+    }
+    return [];
+  }
+  if (coef === 0) {
+    throw new InvalidArgumentError(
+      'anchor demonstrations were passed but anchorCoef is 0; set anchorCoef > 0',
+    );
+  }
+  const weights = aggregationWeights(
+    anchor.map((datum) => datum.weights),
+    'token-mean',
+  );
+  return anchor.map((datum, d) => ({
+    tokenIds: datum.tokenIds,
+    weights: weights[d]!.map((w, t) => w * coef * datum.weights[t]!),
+  }));
 }
 
 /** One datum per generation that has model tokens; `slots` says where each came from. */
