@@ -26,7 +26,6 @@ export function ppoLoss(args: PpoLossArgs = {}): LossFn {
     'ppo loss arguments',
   );
   return ({ datums, logprobs }) => {
-    let loss = 0;
     let policyLoss = 0;
     let klLoss = 0;
     let tokens = 0;
@@ -68,10 +67,9 @@ export function ppoLoss(args: PpoLossArgs = {}): LossFn {
         return grad;
       });
     });
-    loss = policyLoss + klCoef * klLoss;
     const perToken = (value: number) => (tokens === 0 ? 0 : value / tokens);
     return {
-      loss,
+      loss: policyLoss + klCoef * klLoss,
       gradLogprobs,
       metrics: {
         'losses/policy_loss': policyLoss,

@@ -6,7 +6,9 @@ import {
   adamParamsSchema,
   createRng,
   type Datum,
+  datumSchema,
   type Episode,
+  episodeSchema,
   InvalidArgumentError,
   type LossFn,
   parseOrThrow,
@@ -79,6 +81,9 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
   const lossFn = policyLosses.get(cfg.loss)(cfg.lossArgs);
 
   return async (policy, episodes, options = {}) => {
+    // Validated here, but the originals are used so that datums share the episodes' token arrays.
+    parseOrThrow(z.array(episodeSchema), episodes, 'episodes');
+    if (options.anchor !== undefined) parseOrThrow(z.array(datumSchema), options.anchor, 'anchor datums');
     const anchor = anchorDatums(options.anchor, cfg.anchorCoef);
     const rewards = episodeRewards(episodes);
     const groups = groupIndices(episodes);
