@@ -1,9 +1,10 @@
 // Differential test against the reference engine (TextWorld's PDDL env with ALFWorld's name
 // demangler, driven through reference/play.py). Needs the Python environment from
 // reference/setup.sh: skipped loudly without it, and failing without it when CI=true.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng } from '@pilotrl/core';
+import { createRng, type Rng } from '@pilotrl/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   playReference,
@@ -14,6 +15,12 @@ import {
   referenceSetupCommand,
   referenceVenv,
 } from '../reference/client';
+import { GameEngine } from './engine';
+import { compileGame } from './game';
+import { type Dialect, writeGameFile } from './game-file';
+import { generateScene, possibleTaskTypes } from './generator';
+import type { Naming } from './names';
+import { type TaskType, taskTypes } from './vocabulary';
 
 const sharedData = join(import.meta.dirname, '../../../../shared/alfworld-data');
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
@@ -193,5 +200,215 @@ describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
     for (const id of ['kitchen-legacy', 'kitchen-current', 'kitchen-random']) {
       expect(memoizedEpisodes.get(id)!.steps).toEqual(episode(id).steps);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Our engine against the reference on generated scenes.
+
+const sceneCount = 200;
+const stepsPerScene = 50;
+const floorPlans = Array.from({ length: 30 }, (_, i) => [1 + i, 201 + i, 301 + i, 401 + i]).flat();
+
+interface Scenario {
+  readonly id: string;
+  /** How to rebuild it: the generator's options and the dialect (or the fixture's name). */
+  readonly origin: string;
+  readonly game: ReferenceGame;
+  readonly naming: Naming;
+  readonly seed: string;
+  /** Set for generated scenes. */
+  readonly kind?: `${TaskType}/${Dialect}`;
+}
+
+/** Scene i: task type i mod 6, dialect alternating every 6 scenes, floor plans spread over all rooms. */
+function generatedScenarios(): Scenario[] {
+  return Array.from({ length: sceneCount }, (_, i) => {
+    const taskType: TaskType = taskTypes[i % taskTypes.length]!;
+    const dialect: Dialect = Math.floor(i / taskTypes.length) % 2 === 0 ? 'legacy' : 'current';
+    const plans = floorPlans.filter((plan) => possibleTaskTypes(plan).includes(taskType));
+    const floorPlan = plans[(i * 7) % plans.length]!;
+    const scene = generateScene({ floorPlan, trial: i, taskType });
+    const { pddl_domain, grammar, pddl_problem } = writeGameFile(scene, { dialect });
+    return {
+      id: `scene-${i}`,
+      origin: `generateScene({ floorPlan: ${floorPlan}, trial: ${i}, taskType: '${taskType}' }), ${dialect} dialect`,
+      game: { pddl_domain, grammar, pddl_problem },
+      naming: 'alfworld',
+      seed: `differential/${i}`,
+      kind: `${taskType}/${dialect}`,
+    };
+  });
+}
+
+/** TextWorld's own fixture, with TextWorld's plain names and with ALFWorld's demangled ones. */
+function fixtureScenarios(): Scenario[] {
+  return (['id', 'alfworld'] as const).map((naming) => ({
+    id: `textworld-fixture-${naming}`,
+    origin: `TextWorld's tests/{domain.pddl,problem.pddl,grammar.twl2}, naming ${naming}`,
+    game: textWorldFixture(),
+    naming,
+    seed: `differential/fixture-${naming}`,
+  }));
+}
+
+/**
+ * Mostly a uniformly drawn admissible command; one step in ten probes exact matching instead:
+ * padding (stripped by both engines), upper case, `help`, a `think:` line, an unknown command.
+ */
+function chooseAction(rng: Rng, admissible: readonly string[]): string {
+  const pick = rng.pick(admissible);
+  if (rng.int(10) !== 0) return pick;
+  return rng.pick([`  ${pick} `, pick.toUpperCase(), 'help', 'think: where could it be?', 'go to nowhere']);
+}
+
+interface PlayedStep {
+  readonly action?: string;
+  readonly observation: string;
+  readonly admissible: readonly string[];
+  readonly won: boolean;
+}
+
+function playOurs(scenario: Scenario): PlayedStep[] {
+  const { pddl_domain: domain, pddl_problem: problem, grammar } = scenario.game;
+  const engine = new GameEngine(compileGame({ domain, problem, grammar, naming: scenario.naming }));
+  const rng = createRng(scenario.seed);
+  const steps: PlayedStep[] = [
+    { observation: engine.reset(), admissible: [...engine.admissibleCommands()], won: engine.won() },
+  ];
+  for (let k = 1; k <= stepsPerScene; k++) {
+    const action = chooseAction(rng, steps[k - 1]!.admissible);
+    const { feedback } = engine.step(action);
+    steps.push({
+      action,
+      observation: feedback,
+      admissible: [...engine.admissibleCommands()],
+      won: engine.won(),
+    });
+  }
+  return steps;
+}
+
+interface Mismatch {
+  readonly scenario: Scenario;
+  readonly step: number;
+  readonly actions: readonly string[];
+  readonly what: string;
+}
+
+function listDiff(ours: readonly string[], reference: readonly string[]): string {
+  const missing = reference.filter((command) => !ours.includes(command));
+  const extra = ours.filter((command) => !reference.includes(command));
+  if (missing.length === 0 && extra.length === 0) return '  same commands, different order';
+  return [
+    ...missing.map((command) => `  - ${JSON.stringify(command)} (reference only)`),
+    ...extra.map((command) => `  + ${JSON.stringify(command)} (ours only)`),
+  ].join('\n');
+}
+
+function textDiff(ours: string, reference: string): string {
+  let at = 0;
+  while (at < ours.length && at < reference.length && ours[at] === reference[at]) at++;
+  return [
+    `  first difference at character ${at}`,
+    `  reference: ${JSON.stringify(reference)}`,
+    `  ours:      ${JSON.stringify(ours)}`,
+  ].join('\n');
+}
+
+/** The first step where the two episodes part, or undefined when they agree throughout. */
+function firstMismatch(
+  scenario: Scenario,
+  ours: readonly PlayedStep[],
+  reference: ReferenceEpisode,
+): Mismatch | undefined {
+  const actions = ours.slice(1).map((step) => step.action!);
+  for (let k = 0; k < ours.length; k++) {
+    const mine = ours[k]!;
+    const theirs = reference.steps[k];
+    const at = (what: string): Mismatch => ({ scenario, step: k, actions: actions.slice(0, k), what });
+    if (theirs === undefined) return at('the reference returned no such step');
+    const parts: string[] = [];
+    if (mine.observation !== theirs.observation) {
+      parts.push(`observation differs:\n${textDiff(mine.observation, theirs.observation)}`);
+    }
+    if (mine.admissible.join('\n') !== theirs.admissible.join('\n')) {
+      parts.push(`admissible commands differ:\n${listDiff(mine.admissible, theirs.admissible)}`);
+    }
+    if (mine.won !== theirs.won) parts.push(`won: reference ${theirs.won}, ours ${mine.won}`);
+    if (parts.length > 0) return at(parts.join('\n'));
+  }
+  return undefined;
+}
+
+/** Writes the game of a mismatch where `alfworld-replay` can play it, and describes the mismatch. */
+function report(mismatch: Mismatch, dir: string): string {
+  const { scenario, step, actions, what } = mismatch;
+  mkdirSync(dir, { recursive: true });
+  const gameFile = join(dir, `${scenario.id}.tw-pddl`);
+  const actionsFile = join(dir, `${scenario.id}.actions.txt`);
+  writeFileSync(gameFile, JSON.stringify({ ...scenario.game, solvable: true }));
+  writeFileSync(actionsFile, actions.map((action) => `${action}\n`).join(''));
+  return [
+    `${scenario.id} (${scenario.origin}), step ${step}${step > 0 ? ` after ${JSON.stringify(actions.at(-1))}` : ' (reset)'}`,
+    what,
+    `  game: ${gameFile}`,
+    `  actions up to here: ${actionsFile}`,
+  ].join('\n');
+}
+
+describe.skipIf(!runReference)('differential: our engine against the reference engine', () => {
+  const scenarios = [...generatedScenarios(), ...fixtureScenarios()];
+  const ours = new Map<string, PlayedStep[]>();
+  const reference = new Map<string, ReferenceEpisode>();
+  const plainReference = new Map<string, ReferenceEpisode>();
+  const plainChecked = ['scene-0', 'scene-9'];
+
+  beforeAll(async () => {
+    requireReference();
+    for (const scenario of scenarios) ours.set(scenario.id, playOurs(scenario));
+    const jobs = scenarios.map((scenario): ReferenceJob => {
+      const steps = ours.get(scenario.id)!;
+      return {
+        id: scenario.id,
+        game: scenario.game,
+        names: scenario.naming === 'id' ? 'pddl' : 'alfworld',
+        actions: steps.slice(1).map((step) => step.action!),
+      };
+    });
+    const workers = Math.max(1, Math.min(4, availableParallelism()));
+    const [fast, plain] = await Promise.all([
+      playReference(jobs, { memoize: true, workers }),
+      playReference(jobs.filter((job) => plainChecked.includes(job.id))),
+    ]);
+    for (const episode of fast) reference.set(episode.id, episode);
+    for (const episode of plain) plainReference.set(episode.id, episode);
+  }, 600_000);
+
+  it('covers all six task types in both dialects', () => {
+    const covered = new Set(scenarios.map((scenario) => scenario.kind));
+    for (const type of taskTypes) {
+      expect(covered).toContain(`${type}/legacy`);
+      expect(covered).toContain(`${type}/current`);
+    }
+    expect(scenarios.filter((scenario) => scenario.id.startsWith('scene-'))).toHaveLength(sceneCount);
+  });
+
+  it('uses a fast reference mode that plays exactly like the plain reference', () => {
+    for (const id of plainChecked) expect(reference.get(id)!.steps).toEqual(plainReference.get(id)!.steps);
+  });
+
+  it(`gives identical observations, admissible commands and won on every step (${sceneCount} scenes x ${stepsPerScene} steps)`, () => {
+    const dir = join(tmpdir(), 'alfworld-differential');
+    const mismatches = scenarios
+      .map((scenario) => firstMismatch(scenario, ours.get(scenario.id)!, reference.get(scenario.id)!))
+      .filter((mismatch): mismatch is Mismatch => mismatch !== undefined);
+    if (mismatches.length > 0) {
+      console.error(
+        `${mismatches.length} of ${scenarios.length} scenes part from the reference:\n\n` +
+          mismatches.map((mismatch) => report(mismatch, dir)).join('\n\n'),
+      );
+    }
+    expect(mismatches.map((mismatch) => `${mismatch.scenario.id} step ${mismatch.step}`)).toEqual([]);
   });
 });
