@@ -4,7 +4,15 @@
 // checkpoint with the same RNG state, weights, optimizer state and truncated logs, so it
 // reproduces the uninterrupted run metric for metric.
 import { evaluate, rollout } from '@pilotrl/agent';
-import { createRng, type Datum, type Episode, hashString, type Rng, rngFromState } from '@pilotrl/core';
+import {
+  ConfigError,
+  createRng,
+  type Datum,
+  type Episode,
+  hashString,
+  type Rng,
+  rngFromState,
+} from '@pilotrl/core';
 import { createVectorEnv } from '@pilotrl/env-testkit';
 import { createUpdateStep, type UpdateStep } from '@pilotrl/optim';
 import {
@@ -231,14 +239,20 @@ interface PhaseRunner {
 async function sftRunner(context: RunContext): Promise<PhaseRunner> {
   const { config, provider, policy } = context;
   const sft = config.sft!;
+  context.log(
+    `sft: playing ${sft.demonstrations} ${config.env.trainSplit} tasks with the oracle for demonstrations`,
+  );
   const { demonstrations, won, tasks } = await demonstrationsFor(
     config,
     provider,
     sft.demonstrations,
     (text) => policy.tokenizer.encode(text).length,
   );
+  context.log(
+    `sft: ${demonstrations.length} demonstration turns from the ${won} of ${tasks} tasks the oracle won`,
+  );
   if (demonstrations.length === 0) {
-    throw new Error(
+    throw new ConfigError(
       `none of ${tasks} oracle demonstrations of "${config.env.id}" fit the agent's budget; raise env.maxSteps or the context length`,
     );
   }
