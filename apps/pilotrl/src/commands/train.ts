@@ -6,9 +6,10 @@ import { hashString } from '@pilotrl/core';
 import { type CurriculumConfig, loadConfigFile } from '../config';
 import { resumeRun, runCurriculum, startRun } from '../curriculum';
 import type { EnvProvider } from '../env-providers';
+import { JsonlWriter } from '../jsonl';
 import { presetConfig } from '../presets';
 import { writeReport } from '../report';
-import { createRunDir, defaultRunDir, packageVersions, readRunConfig, sha256 } from '../run-dir';
+import { createRunDir, defaultRunDir, packageVersions, readRunConfig, runPaths, sha256 } from '../run-dir';
 import type { EvalRecord } from '../run-records';
 import type { CliIo } from './io';
 
@@ -65,6 +66,12 @@ export async function train(
     const config = readRunConfig(runDir);
     const { provider, policy, state } = await resumeRun(config, runDir);
     log(`pilotrl: resuming ${runDir} on backend ${policy.backend.choice}`);
+    if (state === undefined) {
+      // Killed before its first checkpoint: the run starts over, so its partial logs go.
+      const paths = runPaths(runDir);
+      for (const path of [paths.metrics, paths.episodes, paths.evals]) new JsonlWriter(path).truncateTo(0);
+      log('pilotrl: no checkpoint yet; starting the run over');
+    }
     try {
       evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
     } finally {
