@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -66,7 +66,6 @@ beforeAll(async () => {
   const { policy } = await startRun(parseConfig(tinyConfig));
   await policy.saveState(checkpoint);
   configPath = join(dir, 'config.json');
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(configPath, JSON.stringify(tinyConfig));
 });
 
@@ -131,7 +130,6 @@ describe('pilotrl serve', () => {
 describe('pilotrl command line', () => {
   it('reports an invalid config with the key and exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-cli-'));
-    const { writeFileSync } = await import('node:fs');
     const path = join(dir, 'bad.yaml');
     writeFileSync(
       path,

@@ -3,6 +3,10 @@
 // evaluations and checkpoints happen on schedule; a resumed run continues from the latest
 // checkpoint with the same RNG state, weights, optimizer state and truncated logs, so it
 // reproduces the uninterrupted run metric for metric.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { evaluate, rollout } from '@pilotrl/agent';
 import {
   ConfigError,
@@ -10,6 +14,7 @@ import {
   type Datum,
   type Episode,
   hashString,
+  type Policy,
   type Rng,
   rngFromState,
 } from '@pilotrl/core';
@@ -171,7 +176,7 @@ export interface EvalOptions {
 export async function evaluateSplits(
   config: CurriculumConfig,
   provider: EnvProvider,
-  policy: { sampler(): import('@pilotrl/core').Policy } | import('@pilotrl/core').Policy,
+  policy: { sampler(): Policy } | Policy,
   options: EvalOptions,
   judging: PlanJudging | undefined,
   where: { step: number; phase: string },
@@ -368,9 +373,6 @@ async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunn
 }
 
 async function frozenCopy(policy: TfjsPolicy): Promise<TfjsPolicy> {
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'pilotrl-reference-'));
   try {
     await policy.saveState(dir);
