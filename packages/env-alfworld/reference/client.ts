@@ -1,6 +1,6 @@
 // Drives reference/play.py (TextWorld's PDDL engine with ALFWorld's demangler) from TypeScript:
 // jobs go in as JSON lines, episodes come back parsed. Used by the differential test and the bench.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PilotRLError, parseOrThrow } from '@pilotrl/core';
@@ -22,6 +22,14 @@ export class ReferenceEngineError extends PilotRLError {
 /** Whether the reference engine is installed (setup.sh finished: its stamp file exists). */
 export function referenceInstalled(): boolean {
   return existsSync(referencePython) && existsSync(join(referenceVenv, '.requirements.sha256'));
+}
+
+/** Python and package versions of the installed reference engine. */
+export function referenceVersions(): Record<string, string> {
+  const output = execFileSync(referencePython, [join(referenceDir, 'play.py'), '--check'], {
+    encoding: 'utf8',
+  });
+  return parseOrThrow(z.record(z.string(), z.string()), JSON.parse(output), 'reference engine versions');
 }
 
 /** The three strings of a `.tw-pddl` game file. */
