@@ -2,6 +2,7 @@
 // `augment_pddl_states.py` output, and a `game.tw-pddl` game file (domain + grammar + problem).
 import * as current from './data/alfred-current';
 import * as legacy from './data/alfred-legacy';
+import { type CompiledGame, compileGame } from './game';
 import type { Scene, TaskSpec } from './generator';
 import {
   canContain,
@@ -78,7 +79,8 @@ export function writeProblem(scene: Scene): string {
     '(:objects',
     'agent1 - agent',
   );
-  for (const type of objectTypes) lines.push(`${type}Type - otype`);
+  const otypes = [...new Set([...objectTypes, ...objects.map((o) => o.type)])];
+  for (const type of otypes) lines.push(`${type}Type - otype`);
   for (const type of receptacleTypes) lines.push(`${type}Type - rtype`);
   for (const object of objects) lines.push(`${pddlName(object.id)} - object`);
   for (const receptacle of receptacles) lines.push(`${pddlName(receptacle.id)} - receptacle`);
@@ -135,4 +137,15 @@ export function writeGameFile(
     solvable: true,
     walkthrough: options.walkthrough ?? null,
   };
+}
+
+/** Compiles a generated scene directly (the same game its written game file gives). */
+export function compileScene(scene: Scene, dialect: Dialect): CompiledGame {
+  const file = writeGameFile(scene, { dialect });
+  return compileGame({
+    domain: file.pddl_domain,
+    problem: file.pddl_problem,
+    grammar: file.grammar,
+    names: { problem: `generated scene ${scene.floorPlan}/${scene.trial}` },
+  });
 }

@@ -1,8 +1,16 @@
 // @pilotrl/env-alfworld: ALFWorld's text game natively in TypeScript.
-
 export { type EngineStep, GameEngine } from './engine';
+export {
+  ALFWORLD_ENV_ID,
+  AlfworldEnv,
+  type AlfworldEnvConfig,
+  alfworldEnvConfigSchema,
+  createAlfworldEnv,
+  registerAlfworldEnv,
+} from './env';
 export { type CompiledGame, compileGame, type GameSources } from './game';
 export {
+  compileScene,
   type Dialect,
   dialectSources,
   type GameFileData,
@@ -24,8 +32,25 @@ export {
   type TaskSpec,
   taskDirectoryName,
 } from './generator';
+export {
+  detectDialect,
+  type LoadedGame,
+  loadGame,
+  loadGameFile,
+  loadProblemFile,
+  taskSentence,
+} from './loaders';
 export { alfworldNames, type Naming } from './names';
 export { solveGame } from './oracle';
 export { parseDomain, parseProblem } from './pddl';
+export { readActionsFile, replayFiles, replayTranscript } from './replay';
+export {
+  createDirectoryTaskSource,
+  createGeneratedTaskSource,
+  generatedSplits,
+  generatedTask,
+  generatedTaskId,
+  sceneOfTaskId,
+} from './task-source';
 export { parseGrammarFile } from './twl2';
 export * from './vocabulary';

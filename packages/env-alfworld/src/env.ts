@@ -1,0 +1,159 @@
+// The ALFWorld TextEnv: plays generated tasks (`gen/<floorPlan>/<trial>`) or real game files, with
+// ALFWorld's observation text, admissible commands, `won`, and the step limit reported as truncated.
+
+import { join } from 'node:path';
+import {
+  EnvError,
+  type EnvInfo,
+  envRegistry,
+  parseOrThrow,
+  type ResetOptions,
+  resetOptionsSchema,
+  type StepResult,
+  type TextEnv,
+} from '@pilotrl/core';
+import { z } from 'zod';
+import { GameEngine } from './engine';
+import { compileScene } from './game-file';
+import { loadGame } from './loaders';
+import { generatedTask, generatedTaskId, sceneOfTaskId } from './task-source';
+
+export const alfworldEnvConfigSchema = z.strictObject({
+  /** Steps (valid or not) after which an unfinished episode is truncated; ALFWorld uses 50. */
+  maxSteps: z.number().int().positive().default(50),
+  /** Grammar dialect of generated tasks and of problem files: `legacy` (json_2.1.1) or `current` (2.1.2+). */
+  dialect: z.enum(['legacy', 'current']).default('legacy'),
+  /** Root of real ALFWorld data; task ids that are not `gen/...` are paths under it (or absolute paths). */
+  dataDir: z.string().optional(),
+  /** Generated split used when `reset` gets only a seed (the seed is the task index). */
+  split: z.enum(['train', 'valid_seen', 'valid_unseen']).default('train'),
+  /** Compiled games kept in memory, for envs that revisit tasks. */
+  cacheSize: z.number().int().positive().default(32),
+});
+export type AlfworldEnvConfig = z.input<typeof alfworldEnvConfigSchema>;
+
+interface Episode {
+  readonly engine: GameEngine;
+  readonly taskId: string;
+  readonly task: string;
+  readonly taskType: string | undefined;
+  steps: number;
+  last: StepResult;
+}
+
+export const ALFWORLD_ENV_ID = 'alfworld';
+
+export class AlfworldEnv implements TextEnv {
+  readonly envId = ALFWORLD_ENV_ID;
+  private readonly config: z.output<typeof alfworldEnvConfigSchema>;
+  private readonly cache = new Map<
+    string,
+    { engine: GameEngine; task: string; taskType: string | undefined }
+  >();
+  private episode: Episode | undefined;
+
+  constructor(config: AlfworldEnvConfig = {}) {
+    this.config = parseOrThrow(alfworldEnvConfigSchema, config, 'alfworld env config');
+  }
+
+  async reset(options: ResetOptions): Promise<StepResult> {
+    const { seed, taskId: requested } = parseOrThrow(resetOptionsSchema, options, 'reset options');
+    const taskId =
+      requested ??
+      (() => {
+        const { floorPlan, trial } = generatedTask(this.config.split, seed);
+        return generatedTaskId(floorPlan, trial);
+      })();
+    const loaded = this.load(taskId);
+    const observation = loaded.engine.reset();
+    const won = loaded.engine.won();
+    const last = this.result(observation, loaded.engine, won, true, false, taskId, loaded);
+    this.episode = {
+      engine: loaded.engine,
+      taskId,
+      task: loaded.task,
+      taskType: loaded.taskType,
+      steps: 0,
+      last,
+    };
+    return last;
+  }
+
+  async step(action: string): Promise<StepResult> {
+    const episode = this.episode;
+    if (episode === undefined) throw new EnvError('alfworld env: call reset() before step()');
+    if (episode.last.terminated || episode.last.truncated) {
+      return { ...episode.last, info: { ...episode.last.info, valid: false } };
+    }
+    const { feedback, valid } = episode.engine.step(typeof action === 'string' ? action : '');
+    episode.steps++;
+    const won = episode.engine.won();
+    const truncated = !won && episode.steps >= this.config.maxSteps;
+    episode.last = this.result(feedback, episode.engine, won, valid, truncated, episode.taskId, episode);
+    return episode.last;
+  }
+
+  async close(): Promise<void> {
+    this.episode = undefined;
+    this.cache.clear();
+  }
+
+  private result(
+    observation: string,
+    engine: GameEngine,
+    won: boolean,
+    valid: boolean,
+    truncated: boolean,
+    taskId: string,
+    task: { task: string; taskType: string | undefined },
+  ): StepResult {
+    const info: EnvInfo = { won, valid, task: task.task, taskId };
+    if (task.taskType !== undefined) info.taskType = task.taskType;
+    return {
+      observation,
+      admissibleActions: [...engine.admissibleCommands()],
+      reward: won ? 1 : 0,
+      terminated: won,
+      truncated,
+      info,
+    };
+  }
+
+  private load(taskId: string) {
+    const cached = this.cache.get(taskId);
+    if (cached !== undefined) {
+      this.cache.delete(taskId);
+      this.cache.set(taskId, cached);
+      return cached;
+    }
+    const scene = sceneOfTaskId(taskId);
+    let entry: { engine: GameEngine; task: string; taskType: string | undefined };
+    if (scene !== undefined) {
+      entry = {
+        engine: new GameEngine(compileScene(scene, this.config.dialect)),
+        task: scene.task.sentence,
+        taskType: scene.task.type,
+      };
+    } else {
+      const path =
+        this.config.dataDir !== undefined && !taskId.startsWith('/')
+          ? join(this.config.dataDir, taskId)
+          : taskId;
+      const loaded = loadGame(path, { dialect: this.config.dialect });
+      entry = { engine: new GameEngine(loaded.game), task: loaded.task, taskType: loaded.taskType };
+    }
+    this.cache.set(taskId, entry);
+    if (this.cache.size > this.config.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+    return entry;
+  }
+}
+
+/** Creates an ALFWorld env; `config` is validated (see `alfworldEnvConfigSchema`). */
+export function createAlfworldEnv(config?: unknown): AlfworldEnv {
+  return new AlfworldEnv((config ?? {}) as AlfworldEnvConfig);
+}
+
+/** Adds `alfworld` to core's env registry. */
+export function registerAlfworldEnv(options: { replace?: boolean } = {}): void {
+  envRegistry.register(ALFWORLD_ENV_ID, createAlfworldEnv, options);
+}
