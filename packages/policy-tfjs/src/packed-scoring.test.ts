@@ -72,4 +72,23 @@ describe('packed scoring', () => {
     expect(results[0]!.finishReason).not.toBe('choice');
     expect(['look', 'open fridge 1']).toContain(results[1]!.text);
   });
+
+  it('treats a repeated choice as one string of the distribution', async () => {
+    const repeated = ['look', 'open fridge 1', 'look'];
+    const results = await policy.generate(
+      Array.from({ length: 200 }, (_, seed) => ({ messages, choices: repeated, temperature: 1, seed })),
+    );
+    const [lookLp, fridgeLp, againLp] = results[0]!.choiceLogprobs!;
+    expect(againLp).toBe(lookLp);
+    expect(Math.exp(lookLp!) + Math.exp(fridgeLp!)).toBeCloseTo(1, 6);
+    expect(results.every((r) => r.choiceIndex !== 2)).toBe(true);
+    const lookShare = results.filter((r) => r.choiceIndex === 0).length / results.length;
+    expect(Math.abs(lookShare - Math.exp(lookLp!))).toBeLessThan(0.1);
+  });
+
+  it('stops between batches when the caller aborts', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(policy.generate([{ messages, choices }], { signal: controller.signal })).rejects.toThrow();
+  });
 });

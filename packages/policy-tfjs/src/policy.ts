@@ -262,6 +262,9 @@ export class TfjsPolicy {
   ): GenerateResult {
     const choices = request.choices!;
     const logprobs = scores.constrainedLogprobs;
+    // A repeated choice is one string of the distribution: only its first occurrence is drawn,
+    // and every occurrence reports that string's logprob.
+    const distinct = choices.map((choice, i) => choices.indexOf(choice) === i);
     // Greedy picks the most likely whole choice; sampling draws from the constrained distribution,
     // which equals sampling token by token within the trie.
     let index = 0;
@@ -270,17 +273,15 @@ export class TfjsPolicy {
         if (lp > logprobs[index]!) index = i;
       });
     } else {
-      index = rng.weightedIndex(logprobs.map((lp) => Math.exp(lp)));
+      index = rng.weightedIndex(logprobs.map((lp, i) => (distinct[i] ? Math.exp(lp) : 0)));
     }
-    const tokenIds = this.choiceTokens([choices[index]!])[0]!;
-    const first = choices.indexOf(choices[index]!);
     return {
-      text: choices[first]!,
-      tokenIds,
+      text: choices[index]!,
+      tokenIds: this.choiceTokens([choices[index]!])[0]!,
       logprobs: scores.constrainedTokenLogprobs[index]!,
       promptTokenIds: [...prompt],
       finishReason: 'choice',
-      choiceIndex: first,
+      choiceIndex: index,
       choiceLogprobs: logprobs,
       policyVersion: this.currentVersion,
     };
