@@ -7,6 +7,7 @@ import { ParseError } from '@pilotrl/core';
 import { z } from 'zod';
 import { type CompiledGame, compileGame } from './game';
 import { type Dialect, dialectSources, grammarWithTask } from './game-file';
+import { jsonErrorOffset } from './json-error';
 import { goalTemplates, type TaskType, taskTypes } from './vocabulary';
 
 export interface LoadedGame {
@@ -51,10 +52,9 @@ function parseJson(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message);
-    const line = position === null ? undefined : text.slice(0, Number(position[1])).split('\n').length;
-    throw new ParseError(path, line, `not valid JSON (${message})`, { cause: error });
+    const offset = jsonErrorOffset(text);
+    const line = offset === undefined ? undefined : text.slice(0, offset).split('\n').length;
+    throw new ParseError(path, line, `not valid JSON (${(error as Error).message})`, { cause: error });
   }
 }
 
