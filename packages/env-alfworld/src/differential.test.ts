@@ -20,6 +20,7 @@ import { compileGame } from './game';
 import { type Dialect, writeGameFile } from './game-file';
 import { generateScene, possibleTaskTypes } from './generator';
 import type { Naming } from './names';
+import { solveGame } from './oracle';
 import { type TaskType, taskTypes } from './vocabulary';
 
 const sharedData = join(import.meta.dirname, '../../../../shared/alfworld-data');
@@ -208,6 +209,7 @@ describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
 
 const sceneCount = 200;
 const stepsPerScene = 50;
+const oracleScenes = 24;
 const floorPlans = Array.from({ length: 30 }, (_, i) => [1 + i, 201 + i, 301 + i, 401 + i]).flat();
 
 interface Scenario {
@@ -219,6 +221,9 @@ interface Scenario {
   readonly seed: string;
   /** Set for generated scenes. */
   readonly kind?: `${TaskType}/${Dialect}`;
+  /** Commands played first (an oracle solution); random steps follow. */
+  readonly script?: readonly string[];
+  readonly steps: number;
 }
 
 /** Scene i: task type i mod 6, dialect alternating every 6 scenes, floor plans spread over all rooms. */
@@ -237,6 +242,7 @@ function generatedScenarios(): Scenario[] {
       naming: 'alfworld',
       seed: `differential/${i}`,
       kind: `${taskType}/${dialect}`,
+      steps: stepsPerScene,
     };
   });
 }
@@ -249,7 +255,24 @@ function fixtureScenarios(): Scenario[] {
     game: textWorldFixture(),
     naming,
     seed: `differential/fixture-${naming}`,
+    steps: stepsPerScene,
   }));
+}
+
+/** The first scenes again, played with our oracle's solution and then a few random steps past the win. */
+function oracleScenarios(generated: readonly Scenario[]): Scenario[] {
+  return generated.slice(0, oracleScenes).map((scenario) => {
+    const { pddl_domain: domain, pddl_problem: problem, grammar } = scenario.game;
+    const { actions } = solveGame(compileGame({ domain, problem, grammar }));
+    return {
+      ...scenario,
+      id: scenario.id.replace('scene-', 'oracle-'),
+      origin: `${scenario.origin}, oracle solution first`,
+      seed: `${scenario.seed}/oracle`,
+      script: actions,
+      steps: actions.length + 5,
+    };
+  });
 }
 
 /**
@@ -276,8 +299,9 @@ function playOurs(scenario: Scenario): PlayedStep[] {
   const steps: PlayedStep[] = [
     { observation: engine.reset(), admissible: [...engine.admissibleCommands()], won: engine.won() },
   ];
-  for (let k = 1; k <= stepsPerScene; k++) {
-    const action = chooseAction(rng, steps[k - 1]!.admissible);
+  const script = scenario.script ?? [];
+  for (let k = 1; k <= scenario.steps; k++) {
+    const action = script[k - 1] ?? chooseAction(rng, steps[k - 1]!.admissible);
     const { feedback } = engine.step(action);
     steps.push({
       action,
@@ -358,7 +382,8 @@ function report(mismatch: Mismatch, dir: string): string {
 }
 
 describe.skipIf(!runReference)('differential: our engine against the reference engine', () => {
-  const scenarios = [...generatedScenarios(), ...fixtureScenarios()];
+  const generated = generatedScenarios();
+  const scenarios = [...generated, ...oracleScenarios(generated), ...fixtureScenarios()];
   const ours = new Map<string, PlayedStep[]>();
   const reference = new Map<string, ReferenceEpisode>();
   const plainReference = new Map<string, ReferenceEpisode>();
@@ -392,6 +417,14 @@ describe.skipIf(!runReference)('differential: our engine against the reference e
       expect(covered).toContain(`${type}/current`);
     }
     expect(scenarios.filter((scenario) => scenario.id.startsWith('scene-'))).toHaveLength(sceneCount);
+  });
+
+  it("wins on the reference engine with our oracle's solutions", () => {
+    const late = scenarios
+      .filter((scenario) => scenario.script !== undefined)
+      .filter((scenario) => !reference.get(scenario.id)!.steps[scenario.script!.length]!.won)
+      .map((scenario) => scenario.origin);
+    expect(late).toEqual([]);
   });
 
   it('uses a fast reference mode that plays exactly like the plain reference', () => {
