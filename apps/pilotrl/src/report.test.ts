@@ -117,6 +117,8 @@ function sampleRun(): string {
       'losses/policy_loss': 1 / step,
       'charts/format_error_rate': 0.5 / step,
       'charts/plan_judge_score': 2 + step / 2,
+      'charts/episodic_return': step / 4,
+      'rewards/outcome': step / 5,
     });
     episodes.append({ step, phase, episode: episode(step % 2 === 0, step) });
   }
@@ -149,6 +151,7 @@ describe('pilotrl report', () => {
     const html = readFileSync(files.html, 'utf8');
     expect(files.pngs.map((p) => p.split('/').at(-1))).toEqual([
       'success-rate.png',
+      'rewards.png',
       'losses.png',
       'plan-judge.png',
       'format-errors.png',
@@ -180,7 +183,7 @@ describe('pilotrl report', () => {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     expect(dom).toContain('<table id="success-table">');
-    expect((dom.match(/<svg /g) ?? []).length).toBe(5);
+    expect((dom.match(/<svg /g) ?? []).length).toBe(6);
     expect(dom).toContain('put a clean mug in coffeemachine.');
     const screenshot = join(profile, 'report.png');
     execFileSync(

@@ -66,6 +66,23 @@ export function runCharts(
       markers,
     };
   }
+  const rewardKeys = [
+    ...new Set(metrics.flatMap((m) => Object.keys(m).filter((k) => k.startsWith('rewards/')))),
+  ].sort();
+  const rewardSeries = defined([
+    metricSeries(metrics, 'charts/episodic_return', 'reward (weighted sum)'),
+    ...rewardKeys.map((key) => metricSeries(metrics, key, key.slice('rewards/'.length))),
+  ]);
+  if (rewardSeries.length > 0) {
+    charts.rewards = {
+      kind: 'line',
+      title: 'Reward and its components by stage',
+      xLabel: 'iteration',
+      yLabel: 'reward',
+      series: rewardSeries,
+      markers,
+    };
+  }
   const lossSeries = defined([
     metricSeries(metrics, 'losses/policy_loss'),
     metricSeries(metrics, 'losses/sft_loss'),
