@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@pilotrl/core';
@@ -127,6 +127,13 @@ describe('curriculum config', () => {
     expect(() => presetConfig('fast')).toThrow(
       'Unknown preset "fast". Presets: quick, paper, react-baseline',
     );
+  });
+
+  it('ships valid curriculum files in configs/', () => {
+    const dir = join(import.meta.dirname, '..', 'configs');
+    const files = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) expect(loadConfigFile(join(dir, file)).stages.length, file).toBeGreaterThan(0);
   });
 
   it('resolves named model sizes with explicit overrides', () => {
