@@ -21,7 +21,7 @@ import { type Dialect, writeGameFile } from './game-file';
 import { generateScene, possibleTaskTypes } from './generator';
 import type { Naming } from './names';
 import { solveGame } from './oracle';
-import { type TaskType, taskTypes } from './vocabulary';
+import { type TaskType, taskTypes, unseenFloorPlans } from './vocabulary';
 
 const sharedData = join(import.meta.dirname, '../../../../shared/alfworld-data');
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
@@ -210,7 +210,13 @@ describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
 const sceneCount = 200;
 const stepsPerScene = 50;
 const oracleScenes = 24;
-const floorPlans = Array.from({ length: 30 }, (_, i) => [1 + i, 201 + i, 301 + i, 401 + i]).flat();
+/** ALFWorld's valid_unseen floor plans (real layouts) first, then the others, rooms interleaved. */
+const floorPlans = [
+  ...unseenFloorPlans,
+  ...Array.from({ length: 30 }, (_, i) => [1 + i, 201 + i, 301 + i, 401 + i])
+    .flat()
+    .filter((plan) => !unseenFloorPlans.includes(plan)),
+];
 
 interface Scenario {
   readonly id: string;
@@ -221,6 +227,7 @@ interface Scenario {
   readonly seed: string;
   /** Set for generated scenes. */
   readonly kind?: `${TaskType}/${Dialect}`;
+  readonly floorPlan?: number;
   /** Commands played first (an oracle solution); random steps follow. */
   readonly script?: readonly string[];
   readonly steps: number;
@@ -232,7 +239,7 @@ function generatedScenarios(): Scenario[] {
     const taskType: TaskType = taskTypes[i % taskTypes.length]!;
     const dialect: Dialect = Math.floor(i / taskTypes.length) % 2 === 0 ? 'legacy' : 'current';
     const plans = floorPlans.filter((plan) => possibleTaskTypes(plan).includes(taskType));
-    const floorPlan = plans[(i * 7) % plans.length]!;
+    const floorPlan = plans[Math.floor(i / taskTypes.length) % plans.length]!;
     const scene = generateScene({ floorPlan, trial: i, taskType });
     const { pddl_domain, grammar, pddl_problem } = writeGameFile(scene, { dialect });
     return {
@@ -242,6 +249,7 @@ function generatedScenarios(): Scenario[] {
       naming: 'alfworld',
       seed: `differential/${i}`,
       kind: `${taskType}/${dialect}`,
+      floorPlan,
       steps: stepsPerScene,
     };
   });
@@ -410,13 +418,18 @@ describe.skipIf(!runReference)('differential: our engine against the reference e
     for (const episode of plain) plainReference.set(episode.id, episode);
   }, 600_000);
 
-  it('covers all six task types in both dialects', () => {
+  it('covers all six task types in both dialects, every room type and the valid_unseen floor plans', () => {
     const covered = new Set(scenarios.map((scenario) => scenario.kind));
     for (const type of taskTypes) {
       expect(covered).toContain(`${type}/legacy`);
       expect(covered).toContain(`${type}/current`);
     }
-    expect(scenarios.filter((scenario) => scenario.id.startsWith('scene-'))).toHaveLength(sceneCount);
+    expect(generated).toHaveLength(sceneCount);
+    const plans = new Set(generated.map((scenario) => scenario.floorPlan));
+    for (const plan of unseenFloorPlans) expect(plans).toContain(plan);
+    for (const room of [0, 200, 300, 400]) {
+      expect([...plans].filter((plan) => plan! > room && plan! <= room + 30).length).toBeGreaterThan(5);
+    }
   });
 
   it("wins on the reference engine with our oracle's solutions", () => {
