@@ -416,7 +416,7 @@ describe.skipIf(!runReference)('differential: our engine against the reference e
     ]);
     for (const episode of fast) reference.set(episode.id, episode);
     for (const episode of plain) plainReference.set(episode.id, episode);
-  }, 600_000);
+  }, 1_200_000);
 
   it('covers all six task types in both dialects, every room type and the valid_unseen floor plans', () => {
     const covered = new Set(scenarios.map((scenario) => scenario.kind));
