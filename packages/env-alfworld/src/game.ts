@@ -151,13 +151,30 @@ function compileParsed(
   for (const action of domain.actions) for (const effect of action.effects) fluentPredicates.add(effect.pred);
   const atomPred: string[] = [];
   const atomArgs: number[][] = [];
-  const atomIndex = new Map<string, number>();
+  // Atoms are interned under a numeric key when small enough (grounding makes tens of thousands of
+  // lookups), under their text otherwise.
+  const predIds = new Map<string, number>();
+  const numericAtoms = new Map<number, number>();
+  const textAtoms = new Map<string, number>();
+  const numericKey = (pred: string, args: readonly number[]): number | undefined => {
+    if (args.length > 3 || entityIds.length >= 4096) return undefined;
+    let predId = predIds.get(pred);
+    if (predId === undefined) {
+      predId = predIds.size + 1;
+      predIds.set(pred, predId);
+    }
+    let key = predId;
+    for (let i = 0; i < 3; i++) key = key * 4096 + (args[i] ?? 4095);
+    return key;
+  };
   const intern = (pred: string, args: number[]): number => {
-    const key = atomKey(pred, args);
-    let id = atomIndex.get(key);
+    const numeric = numericKey(pred, args);
+    const text = numeric === undefined ? atomKey(pred, args) : undefined;
+    let id = numeric === undefined ? textAtoms.get(text!) : numericAtoms.get(numeric);
     if (id === undefined) {
       id = atomPred.length;
-      atomIndex.set(key, id);
+      if (numeric === undefined) textAtoms.set(text!, id);
+      else numericAtoms.set(numeric, id);
       atomPred.push(pred);
       atomArgs.push(args);
     }
@@ -350,8 +367,8 @@ function compileParsed(
   ): GroundEffect[] {
     const out: GroundEffect[] = [];
     effects.forEach((effect, index) => {
-      const instances: Map<string, number>[] = [];
-      const base = new Map(binding);
+      const instances: ReadonlyMap<string, number>[] = [];
+      const base = new Map(effect.vars.length === 0 ? [] : binding);
       const expand = (vars: readonly TypedName[]) => {
         if (vars.length === 0) {
           instances.push(new Map(base));
@@ -364,7 +381,8 @@ function compileParsed(
         }
         base.delete(first.name);
       };
-      expand(effect.vars);
+      if (effect.vars.length === 0) instances.push(binding);
+      else expand(effect.vars);
       for (const instance of instances) {
         const condPos: number[] = [];
         const condNeg: number[] = [];
@@ -477,6 +495,9 @@ function compileParsed(
         `the grammar refers to rule "#${name}#" but never defines it`,
       );
   }
+
+  const atomIndex = new Map<string, number>();
+  atomPred.forEach((pred, atom) => atomIndex.set(atomKey(pred, atomArgs[atom]!), atom));
 
   // Names of the entities TextWorld knows: every argument of an initial fact.
   const known = new Set<number>();
