@@ -497,7 +497,8 @@ function compileParsed(
   }
 
   const atomIndex = new Map<string, number>();
-  atomPred.forEach((pred, atom) => atomIndex.set(atomKey(pred, atomArgs[atom]!), atom));
+  for (let atom = 0; atom < atomPred.length; atom++)
+    atomIndex.set(atomKey(atomPred[atom]!, atomArgs[atom]!), atom);
 
   // Names of the entities TextWorld knows: every argument of an initial fact.
   const known = new Set<number>();
