@@ -8,6 +8,7 @@ import { createRng, type Rng } from '@pilotrl/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   playReference,
+  ReferenceEngineError,
   type ReferenceEpisode,
   type ReferenceGame,
   type ReferenceJob,
@@ -17,13 +18,13 @@ import {
 } from '../reference/client';
 import { GameEngine } from './engine';
 import { compileGame } from './game';
-import { type Dialect, writeGameFile } from './game-file';
+import { type Dialect, dialectSources, grammarWithTask, writeGameFile } from './game-file';
 import { generateScene, possibleTaskTypes } from './generator';
 import type { Naming } from './names';
 import { solveGame } from './oracle';
 import { type TaskType, taskTypes, unseenFloorPlans } from './vocabulary';
 
-const sharedData = join(import.meta.dirname, '../../../../shared/alfworld-data');
+const fixtures = join(import.meta.dirname, '../reference/fixtures');
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 const installed = referenceInstalled();
 const runReference = installed || inCi;
@@ -46,36 +47,33 @@ if (!installed && !inCi) {
 
 function requireReference(): void {
   if (!referenceInstalled()) {
-    throw new Error(
+    throw new ReferenceEngineError(
       `CI=true but the ALFWorld reference engine is missing at ${referenceVenv}: run ${referenceSetupCommand} before the tests`,
     );
   }
 }
 
-const read = (path: string) => readFileSync(join(sharedData, path), 'utf8');
+const read = (path: string) => readFileSync(join(fixtures, path), 'utf8');
 
 /** TextWorld's hand-made PDDL fixture (its own domain variant and grammar). */
 function textWorldFixture(): ReferenceGame {
-  const dir = 'microsoft__TextWorld@ebae03b/textworld/envs/pddl/tests';
   return {
-    pddl_domain: read(`${dir}/domain.pddl`),
-    grammar: read(`${dir}/grammar.twl2`),
-    pddl_problem: read(`${dir}/problem.pddl`),
+    pddl_domain: read('textworld/domain.pddl'),
+    grammar: read('textworld/grammar.twl2'),
+    pddl_problem: read('textworld/problem.pddl'),
   };
 }
 
 /** ALFWorld's domain and grammar of one dialect around a problem, as ALFWorld assembles a game file. */
-function alfworldGame(dialect: 'legacy' | 'current', problem: string, task: string): ReferenceGame {
-  const dir = `alfworld__alfworld@${dialect === 'legacy' ? '9b73cd5' : 'ca98194'}/alfworld/data`;
+function alfworldGame(dialect: Dialect, problem: string, task: string): ReferenceGame {
   return {
-    pddl_domain: read(`${dir}/alfred.pddl`),
-    grammar: read(`${dir}/alfred.twl2`).replace('UNKNOWN GOAL', task),
+    pddl_domain: dialectSources(dialect).domain,
+    grammar: grammarWithTask(dialect, task),
     pddl_problem: problem,
   };
 }
 
-const kitchenProblem = () =>
-  readFileSync(join(import.meta.dirname, '../reference/fixtures/kitchen-heat.pddl'), 'utf8');
+const kitchenProblem = () => read('kitchen-heat.pddl');
 
 const kitchenTask = 'put a hot apple in countertop';
 const kitchenRoute = (put: string) => [
