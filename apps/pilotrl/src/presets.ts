@@ -17,7 +17,7 @@ const quick: CurriculumConfigInput = {
     planRevision: 'never',
     historyWindow: 2,
   },
-  sft: { demonstrations: 100, steps: 320, batchSize: 16, learningRate: 3e-3, stepsPerIteration: 40 },
+  sft: { demonstrations: 100, steps: 240, batchSize: 16, learningRate: 3e-3, stepsPerIteration: 40 },
   stages: [
     { kind: 'follow', ...quickStage, rewards: { outcome: 1, plan_adherence: 0.5 } },
     { kind: 'plan', ...quickStage, rewards: { outcome: 1, plan_quality: 0.5 } },
