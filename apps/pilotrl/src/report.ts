@@ -174,7 +174,7 @@ function episodeHtml(step: number, phase: string, episode: Episode): string {
   const rewards = Object.entries(episode.rewardComponents)
     .map(([k, v]) => `${escapeHtml(k)} ${v.toFixed(3)}`)
     .join(', ');
-  return `<details class="episode"><summary>${episode.won ? '✅' : '❌'} iteration ${step} (${escapeHtml(phase)}) · ${escapeHtml(
+  return `<details class="episode"><summary><b class="${episode.won ? 'won' : 'bad'}">${episode.won ? 'won' : 'lost'}</b> · iteration ${step} (${escapeHtml(phase)}) · ${escapeHtml(
     episode.task,
   )} · ${episode.turns.length} turns · reward ${episode.reward?.toFixed(3) ?? 'n/a'}</summary>
 <p class="muted">${escapeHtml(episode.paradigm)} · task ${escapeHtml(episode.taskId)} · ${rewards}</p>
@@ -229,7 +229,7 @@ export function writeReport(runDir: string, maxEpisodes = 6): ReportFiles {
 <style>
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top;text-align:left}
-.muted{color:#777;font-size:.85em}.bad{color:#b00}figure{margin:1rem 0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5rem}
+.muted{color:#777;font-size:.85em}.bad{color:#b00}.won{color:#070}figure{margin:1rem 0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5rem}
 .episode{margin:.5rem 0;border:1px solid #ddd;padding:.5rem}.plan ol{margin:.25rem 0}
 </style></head><body>
 <h1>PilotRL run <code>${escapeHtml(config.name)}</code></h1>

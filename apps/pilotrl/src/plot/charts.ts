@@ -153,7 +153,10 @@ export function drawChart(surface: Surface, chart: Chart): void {
         surface.line(cx - 3, yScale(bar.high), cx + 3, yScale(bar.high), axisColor);
       }
     });
-    surface.text(x0 + groupW / 2, top + plotH + 14, group.label, axisColor, 'middle');
+    // Labels longer than their slot are shortened, so that neighbours stay readable.
+    const fits = Math.max(3, Math.floor(groupW / 6) - 1);
+    const label = group.label.length > fits ? `${group.label.slice(0, fits - 2)}..` : group.label;
+    surface.text(x0 + groupW / 2, top + plotH + 14, label, axisColor, 'middle');
   });
   if (names.length > 1) {
     names.forEach((name, index) => {
