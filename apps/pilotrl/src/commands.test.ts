@@ -121,6 +121,27 @@ describe('pilotrl serve', () => {
       ]);
       expect(result!.tokenIds.length).toBeGreaterThan(0);
       expect(result!.tokenIds.length).toBeLessThanOrEqual(5);
+      // The same server as a remote model for `pilotrl eval`.
+      const evalIo = capture();
+      const code = await runCli(
+        [
+          'eval',
+          '--base-url',
+          server.url,
+          '--model',
+          'tiny',
+          '--config',
+          configPath,
+          '--episodes',
+          '2',
+          '--splits',
+          'valid_unseen',
+        ],
+        evalIo,
+      );
+      expect(evalIo.err()).toBe('');
+      expect(code).toBe(0);
+      expect(evalIo.out()).toMatch(/valid_unseen\s+adaplan\s+\d+\.\d%\s+\[\d+\.\d%, \d+\.\d%\]\s+2/);
     } finally {
       await server.close();
     }
