@@ -404,7 +404,9 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
   if (resumeFrom !== undefined) {
     for (const [name, writer] of Object.entries(logs)) writer.truncateTo(resumeFrom.logBytes[name] ?? 0);
     log(
-      `resuming at ${phases[state.phase]?.name ?? 'the end'} iteration ${state.iteration} (global ${state.globalIteration})`,
+      state.phase >= phases.length
+        ? `the run finished at global iteration ${state.globalIteration}; nothing left to train`
+        : `resuming at ${phases[state.phase]!.name} iteration ${state.iteration} (global ${state.globalIteration})`,
     );
   }
   const rng = rngFromState(state.rngState, hashString(`${config.seed}`));

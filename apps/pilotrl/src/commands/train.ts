@@ -2,7 +2,7 @@
 // report when the curriculum is done.
 import { existsSync } from 'node:fs';
 import { arch, platform } from 'node:os';
-import { hashString } from '@pilotrl/core';
+import { CheckpointError, hashString } from '@pilotrl/core';
 import { type CurriculumConfig, loadConfigFile } from '../config';
 import { resumeRun, runCurriculum, startRun } from '../curriculum';
 import type { EnvProvider } from '../env-providers';
@@ -82,6 +82,11 @@ export async function train(
       throw new Error('pilotrl train needs --config <file|preset> or --resume <run-dir>');
     const config = typeof options.config === 'string' ? resolveConfig(options.config) : options.config;
     runDir = options.out ?? defaultRunDir(config);
+    if (existsSync(runPaths(runDir).manifest)) {
+      throw new CheckpointError(
+        `${runDir} already holds a run; pass --resume ${runDir} to continue it, or choose a new --out`,
+      );
+    }
     log(`pilotrl: ${config.name} → ${runDir}`);
     log(
       `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
