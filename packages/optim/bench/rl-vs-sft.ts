@@ -14,9 +14,12 @@ import { type ChatMessage, createRng, type Datum, type Rng, type TaskRef } from 
 import { sftDatum, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../src/index';
 import { demonstrations, play, taskSource } from './rl-vs-sft/alfworld-play';
+import { chunkedPolicy } from './rl-vs-sft/chunked-policy';
 
 const quick = process.argv.includes('--quick');
 const budgetArg = process.argv.find((arg) => arg.startsWith('--budget='));
+/** A start checkpoint written by an earlier run (its path is logged), to skip the first SFT. */
+const startArg = process.argv.find((arg) => arg.startsWith('--start='))?.slice('--start='.length);
 
 const config = {
   model: { dModel: 64, nLayers: 2, nHeads: 4, contextLength: 512 },
@@ -36,7 +39,7 @@ const config = {
   evalPerSplit: quick ? 20 : 100,
   seeds: quick ? [0] : [0, 1, 2],
   /** CPU seconds of training per arm and seed (rollouts included for RL). */
-  budget: budgetArg ? Number(budgetArg.split('=')[1]) : quick ? 30 : 150,
+  budget: budgetArg ? Number(budgetArg.split('=')[1]) : quick ? 30 : 100,
   rl: {
     tasksPerIteration: quick ? 4 : 8,
     groupSize: 8,
@@ -125,8 +128,14 @@ async function main() {
     (d.prompt as readonly ChatMessage[]).map((m) => m.content).join('\n'),
     d.response as string,
   ]);
-  const tokenizer = Tokenizer.train(corpus, { vocabSize: config.vocabSize });
-  const policy = await TfjsPolicy.create({ tokenizer, model: config.model });
+  const policy =
+    startArg !== undefined
+      ? await TfjsPolicy.load(startArg)
+      : await TfjsPolicy.create({
+          tokenizer: Tokenizer.train(corpus, { vocabSize: config.vocabSize }),
+          model: config.model,
+        });
+  const tokenizer = policy.tokenizer;
   const datums = demos
     .map((d) => sftDatum(tokenizer, d))
     .filter((d) => d.tokenIds.length < config.model.contextLength);
@@ -139,7 +148,7 @@ async function main() {
   let step = 0;
   let probe = 0;
   const sftStart = cpuSeconds();
-  while (step < config.sft.maxSteps) {
+  while (startArg === undefined && step < config.sft.maxSteps) {
     for (let i = 0; i < config.sft.probeEvery; i++, step++) {
       const lr = config.sft.learningRate * Math.min(1, (step + 1) / config.sft.warmupSteps);
       await sftStep(policy, datums, sftRng, lr);
@@ -148,8 +157,9 @@ async function main() {
     log(`SFT step ${step}: probe success ${pct(probe)} (${(cpuSeconds() - sftStart).toFixed(0)} CPU s)`);
     if (probe >= config.startBand[0]) break;
   }
-  const startDir = join(tmpdir(), `pilotrl-rl-vs-sft-${process.pid}`);
-  await policy.saveState(startDir);
+  const startDir = startArg ?? join(tmpdir(), `pilotrl-rl-vs-sft-${process.pid}`);
+  if (startArg === undefined) await policy.saveState(startDir);
+  log(`start checkpoint in ${startDir}`);
   const start = await evaluate(policy, evalTasks);
   log(`start checkpoint (SFT step ${step}): held-out ${evalString(start)}`);
 
@@ -177,7 +187,7 @@ async function main() {
       '',
       `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${policy.parameterCount()} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy.`,
       '',
-      `Start: SFT on ${datums.length} oracle steps of ${trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}) until a ${config.probeTasks}-task probe (valid_seen tasks 10000+, disjoint from the evaluation) reached ≥ ${pct(config.startBand[0])}: ${step} steps, probe ${pct(probe)}.`,
+      `Start: SFT on ${datums.length} oracle steps of ${trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}) until a ${config.probeTasks}-task probe (valid_seen tasks 10000+, disjoint from the evaluation) reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run of this script)` : `: ${step} steps, probe ${pct(probe)}`}.`,
       '',
       `Budget: ${config.budget} CPU seconds (process user+system time) per arm and seed; RL's budget includes its rollouts. Evaluation: ${evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen), seeds ${runs.map((r) => r.seed).join(', ')} of ${config.seeds.join(', ')}.`,
       '',
@@ -212,6 +222,7 @@ async function main() {
     console.log(lines.slice(0, lines.indexOf('```json')).join('\n'));
     log(`wrote ${out}`);
   };
+  const trainable = chunkedPolicy(policy, 64);
   for (const seed of config.seeds) {
     await policy.loadState(startDir);
     const update = createUpdateStep({ ...config.rl.update, seed });
@@ -229,7 +240,7 @@ async function main() {
         seed: seed * 100_000 + iterations,
       });
       const anchor = Array.from({ length: config.rl.anchorDemos }, () => rng.pick(datums));
-      const { metrics } = await update(policy, episodes, { anchor });
+      const { metrics } = await update(trainable, episodes, { anchor });
       const success = episodes.filter((e) => e.won).length / episodes.length;
       rolloutSuccess.push(success);
       rlTokens += episodes.reduce(
@@ -264,7 +275,7 @@ async function main() {
     });
     summarize();
   }
-  rmSync(startDir, { recursive: true, force: true });
+  if (startArg === undefined) rmSync(startDir, { recursive: true, force: true });
 }
 
 await main();
