@@ -99,6 +99,7 @@ describe('pilotrl reproduce', () => {
     const page = readFileSync(results, 'utf8');
     expect(page).toMatch(/\| ReAct: SFT, then outcome RL \(no plans\) \| \d+\.\d% \[/);
     expect(page).toContain('AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)');
+    expect(page).toContain('Scale: base curriculum `tiny` on env `testkit/corridor`');
     expect(page).toContain(`pilotrl reproduce --config ${config} --seeds 1,2 --variants react,stage1+2+3`);
     expect(page).toMatch(/AdaPlan \(stages 1\+2\+3\) beats ReAct on valid_unseen: (yes|no|tie) \(/);
     expect(page).toContain('![results-valid_seen.png](results/results-valid_seen.png)');

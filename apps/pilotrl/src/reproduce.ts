@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ConfigError } from '@pilotrl/core';
-import { type CurriculumConfig, parseConfig, type StageConfig } from './config';
+import { type CurriculumConfig, modelDimensions, parseConfig, type StageConfig } from './config';
 import { chartToPng } from './plot/charts';
 import { finalEvals } from './report';
 import { runPaths } from './run-dir';
@@ -118,10 +118,29 @@ export function runResult(variant: Variant, seed: number, runDir: string): Varia
 }
 
 /** The results table, charts and commands as a Markdown page with PNG files beside it. */
+/** One line describing the scale of a base curriculum, so results are read at their size. */
+export function describeScale(base: CurriculumConfig): string {
+  const dims = modelDimensions(base.policy);
+  const rl = base.stages.reduce((sum, s) => sum + s.iterations, 0);
+  const stage = base.stages[0];
+  return [
+    `base curriculum \`${base.name}\` on env \`${base.env.id}\` (at most ${base.env.maxSteps} steps per episode)`,
+    `policy d${dims.dModel}, ${dims.layers} layer(s), ${dims.heads} heads, context ${dims.contextLength}`,
+    base.sft === undefined
+      ? 'no SFT'
+      : `SFT ${base.sft.steps} steps of ${base.sft.batchSize} on ${base.sft.demonstrations} oracle tasks`,
+    stage === undefined
+      ? 'no RL'
+      : `${rl} RL iterations of ${stage.tasksPerIteration} tasks × group ${stage.groupSize}`,
+    `${base.eval.episodes} evaluation episodes per split`,
+  ].join('; ');
+}
+
 export function resultsPage(
   results: readonly VariantResult[],
   commands: readonly string[],
   pageDir: string,
+  scale = '',
 ): ResultsPage {
   const splits = [...new Set(results.flatMap((r) => Object.keys(r.success)))];
   const variants = VARIANTS.filter((v) => results.some((r) => r.variant === v));
@@ -180,6 +199,7 @@ export function resultsPage(
     '# Results: PilotRL reproduction',
     '',
     `Variants at equal RL compute (the same number of RL iterations, tasks and group size), ${seeds.length} seed(s) each (${seeds.join(', ')}).`,
+    ...(scale === '' ? [] : [`Scale: ${scale}.`]),
     'Each cell: mean final success over seeds with a 95% Student-t interval, then all episodes pooled with a 95% Wilson interval.',
     '',
     header,

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { latestCheckpoint, readTrainerState } from '../checkpoint';
 import { curriculumPhases } from '../curriculum';
 import {
+  describeScale,
   resultsPage,
   runResult,
   VARIANTS,
@@ -61,6 +62,7 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
     results,
     [command, ...results.map((r) => `pilotrl report ${join(options.runsDir, `${r.variant}-seed${r.seed}`)}`)],
     resolve(options.results, '..'),
+    describeScale(base),
   );
   writeResultsPage(page, options.results);
   io.stdout.write(`${options.results}\n`);
