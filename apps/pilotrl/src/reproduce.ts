@@ -201,6 +201,7 @@ export function resultsPage(
     `Variants at equal RL compute (the same number of RL iterations, tasks and group size), ${seeds.length} seed(s) each (${seeds.join(', ')}).`,
     ...(scale === '' ? [] : [`Scale: ${scale}.`]),
     'Each cell: mean final success over seeds with a 95% Student-t interval, then all episodes pooled with a 95% Wilson interval.',
+    'A difference whose intervals overlap is not evidence either way.',
     '',
     header,
     rule,

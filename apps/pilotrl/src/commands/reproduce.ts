@@ -47,7 +47,10 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
       } else {
         await train({ config, out: runDir, report: true }, io, ['reproduce', variant, String(seed)]);
       }
-      results.push(runResult(variant, seed, runDir));
+      results.push({
+        ...runResult(variant, seed, runDir),
+        runDir: join(options.runsDir, `${variant}-seed${seed}`),
+      });
     }
   }
   const command = [
