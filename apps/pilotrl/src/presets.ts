@@ -43,8 +43,15 @@ const paper: CurriculumConfigInput = {
   name: 'paper',
   seed: 1,
   env: { id: 'alfworld', maxSteps: 50 },
-  policy: { size: 'base', tokenizerCorpusTasks: 500, seed: 1 },
-  agent: { paradigm: 'adaplan', planRevision: 'every-turn', historyWindow: 3 },
+  policy: { size: 'base', contextLength: 1024, tokenizerCorpusTasks: 500, vocabSize: 1200, seed: 1 },
+  // The paper's agents see the admissible commands; the compact template keeps them within our context.
+  agent: {
+    paradigm: 'adaplan',
+    prompt: 'compact',
+    listActions: true,
+    planRevision: 'every-turn',
+    historyWindow: 3,
+  },
   sft: { demonstrations: 2000, steps: 2400, batchSize: 32, learningRate: 2e-3 },
   stages: [
     {
