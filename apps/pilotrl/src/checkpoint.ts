@@ -21,8 +21,6 @@ export const trainerStateSchema = z.object({
   policyVersion: z.number().int().nonnegative(),
   /** Byte lengths of the JSONL logs at checkpoint time; a resume truncates them back. */
   logBytes: z.record(z.string(), z.number().int().nonnegative()),
-  /** Anything else a phase needs to continue exactly (e.g. its task cursor). */
-  extra: z.record(z.string(), z.unknown()).default({}),
 });
 export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> & { rngState: RngState };
 

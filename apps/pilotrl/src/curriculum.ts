@@ -399,7 +399,6 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     rngState: createRng(config.seed).state(),
     policyVersion: policy.version,
     logBytes: {},
-    extra: {},
   };
   if (resumeFrom !== undefined) {
     for (const [name, writer] of Object.entries(logs)) writer.truncateTo(resumeFrom.logBytes[name] ?? 0);
@@ -414,11 +413,16 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
   let lastEvals: EvalRecord[] = [];
   const totalIterations = phases.reduce((sum, p) => sum + p.iterations, 0);
 
-  const checkpoint = async () => {
-    state.rngState = rng.state();
-    state.policyVersion = policy.version;
-    state.logBytes = Object.fromEntries(Object.entries(logs).map(([name, writer]) => [name, writer.size()]));
-    const dir = await saveCheckpoint(paths.checkpoints, state, policy, config.checkpoint.keep);
+  /** Saves the trainer at `position`: where a resumed run continues. */
+  const checkpoint = async (position: { phase: number; iteration: number }) => {
+    const saved: TrainerState = {
+      ...state,
+      ...position,
+      rngState: rng.state(),
+      policyVersion: policy.version,
+      logBytes: Object.fromEntries(Object.entries(logs).map(([name, writer]) => [name, writer.size()])),
+    };
+    const dir = await saveCheckpoint(paths.checkpoints, saved, policy, config.checkpoint.keep);
     log(`checkpoint saved: ${dir} (global iteration ${state.globalIteration})`);
   };
 
@@ -492,13 +496,10 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
           await runEval(phase);
         }
         if (phaseDone) {
-          state.phase++;
-          state.iteration = 0;
-          await checkpoint();
-          state.phase--;
-          state.iteration = phase.iterations;
+          // The end of a phase is saved as the start of the next, which begins from these weights.
+          await checkpoint({ phase: state.phase + 1, iteration: 0 });
         } else if (state.globalIteration % config.checkpoint.every === 0) {
-          await checkpoint();
+          await checkpoint({ phase: state.phase, iteration: state.iteration });
         }
       }
     } finally {
