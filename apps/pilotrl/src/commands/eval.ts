@@ -1,7 +1,7 @@
 // `pilotrl eval`: a checkpoint (or any OpenAI-compatible model) on held-out splits with AdaPlan or
 // ReAct; success with a 95% interval overall and per task type.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Policy } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
@@ -42,11 +42,19 @@ export function policyDir(dir: string): string {
 }
 
 /** The run or preset config, with the paradigm, env and eval settings the command line overrides. */
+/** The run directory a checkpoint belongs to: itself, or up to three levels above (`<run>/checkpoints/iter-N/policy`). */
+function runDirOf(checkpoint: string): string | undefined {
+  const candidates = [0, 1, 2, 3].map((up) => resolve(checkpoint, ...new Array<string>(up).fill('..')));
+  return candidates.find(
+    (dir) => existsSync(join(dir, 'config.json')) && existsSync(join(dir, 'manifest.json')),
+  );
+}
+
 function evalConfig(options: EvalOptions): CurriculumConfig {
+  const runDir = options.checkpoint === undefined ? undefined : runDirOf(options.checkpoint);
   let base: CurriculumConfig;
   if (options.config !== undefined) base = resolveConfig(options.config);
-  else if (options.checkpoint !== undefined && existsSync(join(options.checkpoint, 'config.json')))
-    base = readRunConfig(options.checkpoint);
+  else if (runDir !== undefined) base = readRunConfig(runDir);
   else base = resolveConfig('quick');
   return {
     ...base,
