@@ -2,7 +2,7 @@
 // a manifest (every seed, package versions, data hashes, platform), metrics and sampled episodes
 // as JSONL, atomic checkpoints and the report.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CheckpointError } from '@pilotrl/core';
 import { stringify as toYaml } from 'yaml';
@@ -73,27 +73,40 @@ export function readManifest(runDir: string): RunManifest {
   return JSON.parse(readFileSync(runPaths(runDir).manifest, 'utf8')) as RunManifest;
 }
 
-/** Versions of the named packages, found by walking up from this module to node_modules. */
+/** The directory of package `name` as seen from `from` (node_modules lookup), or undefined. */
+function packageDir(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+const versionOf = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * Versions of this app and of the named packages. A package not visible from the app (a
+ * dependency of a dependency) is looked up from the app's direct dependencies in turn.
+ */
 export function packageVersions(
   names: readonly string[],
-  from = import.meta.dirname,
+  appDir = join(import.meta.dirname, '..'),
 ): Record<string, string> {
-  const versions: Record<string, string> = {};
+  const versions: Record<string, string> = { pilotrl: versionOf(appDir) };
+  const direct = Object.keys(
+    (
+      JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      }
+    ).dependencies ?? {},
+  ).flatMap((dep) => packageDir(dep, appDir) ?? []);
   for (const name of names) {
-    let dir = from;
-    for (;;) {
-      const candidate = join(dir, 'node_modules', name, 'package.json');
-      if (existsSync(candidate)) {
-        versions[name] = (JSON.parse(readFileSync(candidate, 'utf8')) as { version: string }).version;
-        break;
-      }
-      const parent = dirname(dir);
-      if (parent === dir) {
-        versions[name] = 'not installed';
-        break;
-      }
-      dir = parent;
-    }
+    if (name === 'pilotrl') continue;
+    const dir = [appDir, ...direct]
+      .map((from) => packageDir(name, from))
+      .find((found) => found !== undefined);
+    versions[name] = dir === undefined ? 'not installed' : versionOf(dir);
   }
   return versions;
 }

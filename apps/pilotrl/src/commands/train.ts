@@ -24,6 +24,7 @@ export const PACKAGE_NAMES = [
   '@pilotrl/policy-tfjs',
   '@pilotrl/rewards',
   '@tensorflow/tfjs-core',
+  '@tensorflow/tfjs-backend-wasm',
   'zod',
 ];
 
