@@ -101,7 +101,7 @@ describe('pilotrl reproduce', () => {
     expect(page).toContain('AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)');
     expect(page).toContain('Scale: base curriculum `tiny` on env `testkit/corridor`');
     expect(page).toContain(`pilotrl reproduce --config ${config} --seeds 1,2 --variants react,stage1+2+3`);
-    expect(page).toMatch(/AdaPlan \(stages 1\+2\+3\) beats ReAct on valid_unseen: (yes|no|tie) \(/);
+    expect(page).toMatch(/AdaPlan \(stages 1\+2\+3\) beats ReAct on valid_unseen: (yes|no|not shown) \(/);
     expect(page).toContain('![results-valid_seen.png](results/results-valid_seen.png)');
     expect(existsSync(join(dir, 'docs', 'results', 'results-valid_unseen.png'))).toBe(true);
     expect(existsSync(join(dir, 'runs', 'stage1+2+3-seed2', 'report', 'index.html'))).toBe(true);

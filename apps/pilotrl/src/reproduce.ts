@@ -185,9 +185,11 @@ export function resultsPage(
     const compare = (a: Variant, b: Variant) => {
       if (!variants.includes(a) || !variants.includes(b)) return 'not measured';
       const [x, y] = [summary(a, split), summary(b, split)];
-      const verdict = x.mean > y.mean ? 'yes' : x.mean === y.mean ? 'tie' : 'no';
+      const direction = x.mean > y.mean ? 'higher' : x.mean === y.mean ? 'equal' : 'lower';
       const overlap = x.pooled.low <= y.pooled.high && y.pooled.low <= x.pooled.high;
-      return `${verdict} (${formatPercent(x.mean)} vs ${formatPercent(y.mean)}${overlap ? '; the 95% intervals overlap' : ''})`;
+      const figures = `${formatPercent(x.mean)} vs ${formatPercent(y.mean)}`;
+      if (overlap) return `not shown (${direction}: ${figures}; the 95% intervals overlap)`;
+      return `${x.mean > y.mean ? 'yes' : 'no'} (${figures}; the 95% intervals are disjoint)`;
     };
     return [
       `- AdaPlan (stages 1+2+3) beats ReAct on ${split}: ${compare('stage1+2+3', 'react')}`,
