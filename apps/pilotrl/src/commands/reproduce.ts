@@ -54,7 +54,7 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
     }
   }
   const command = [
-    'pilotrl reproduce',
+    'pnpm pilotrl reproduce',
     `--config ${options.config}`,
     `--seeds ${options.seeds.join(',')}`,
     ...(options.variants.length === VARIANTS.length ? [] : [`--variants ${options.variants.join(',')}`]),
@@ -63,7 +63,10 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
   ].join(' ');
   const page = resultsPage(
     results,
-    [command, ...results.map((r) => `pilotrl report ${join(options.runsDir, `${r.variant}-seed${r.seed}`)}`)],
+    [
+      command,
+      ...results.map((r) => `pnpm pilotrl report ${join(options.runsDir, `${r.variant}-seed${r.seed}`)}`),
+    ],
     resolve(options.results, '..'),
     describeScale(base),
   );
