@@ -28,7 +28,6 @@ import {
   warmupCosine,
 } from '@pilotrl/policy-tfjs';
 import { latestCheckpoint, readTrainerState, saveCheckpoint, type TrainerState } from './checkpoint';
-import { chunkedTrainer } from './chunked-trainer';
 import type { CurriculumConfig, StageConfig } from './config';
 import type { Demonstration } from './demonstrations';
 import type { EnvProvider } from './env-providers';
@@ -347,11 +346,7 @@ async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunn
       });
       const rolloutSeconds = (Date.now() - started) / 1000;
       const { judgeScore } = await scorer.score(episodes);
-      const result = await update(
-        chunkedTrainer(policy),
-        episodes,
-        reference === undefined ? {} : { reference: chunkedTrainer(reference) },
-      );
+      const result = await update(policy, episodes, reference === undefined ? {} : { reference });
       const steps = episodes.reduce((sum, e) => sum + e.turns.length, 0);
       return {
         metrics: {

@@ -35,6 +35,7 @@ import {
 } from './generate';
 import { inScope, type ModelConfigInput, rowEntropy, TransformerModel, targetLogprobs } from './model';
 import { type CandidateScores, packedLength, scoreCandidates } from './packed-scoring';
+import { tokenChunks } from './token-chunks';
 import { END_ID, PAD_ID, Tokenizer } from './tokenizer';
 
 export interface TfjsPolicyOptions extends BackendOptions {
@@ -46,6 +47,12 @@ export interface TfjsPolicyOptions extends BackendOptions {
   samplingSeed?: number;
   /** Largest number of sequences in one forward pass of generation or scoring (default 32). */
   maxBatch?: number;
+  /**
+   * Largest number of tokens in one pass of `forward` or `forwardBackward` (default 8192); bigger
+   * batches run in chunks. The wasm backend runs out of memory on a whole RL batch (about 16
+   * episodes × 20 turns) in one pass.
+   */
+  maxTrainTokens?: number;
 }
 
 /** Weights frozen at one moment (old or reference policy); dispose it when done. */
@@ -67,6 +74,7 @@ export class TfjsPolicy {
   private readonly samplingRng: Rng;
   private samplingCalls = 0;
   private readonly maxBatch: number;
+  private readonly maxTrainTokens: number;
 
   private constructor(options: TfjsPolicyOptions, backend: BackendInfo) {
     this.name = options.name ?? 'tfjs-policy';
@@ -81,6 +89,12 @@ export class TfjsPolicy {
     this.backend = backend;
     this.samplingRng = createRng(options.samplingSeed ?? 0);
     this.maxBatch = options.maxBatch ?? 32;
+    this.maxTrainTokens = options.maxTrainTokens ?? 8192;
+    if (!Number.isInteger(this.maxTrainTokens) || this.maxTrainTokens < 1) {
+      throw new InvalidArgumentError(
+        `maxTrainTokens is ${this.maxTrainTokens}; give a positive whole number of tokens per training pass`,
+      );
+    }
     for (const [name, variable] of this.model.weights) this.variableNames.set(variable.name, name);
   }
 
@@ -91,7 +105,11 @@ export class TfjsPolicy {
   }
 
   /** Builds a policy from a checkpoint directory written by `saveState`. */
-  static async load(dir: string, options: BackendOptions & { name?: string; samplingSeed?: number } = {}) {
+  static async load(
+    dir: string,
+    options: BackendOptions &
+      Pick<TfjsPolicyOptions, 'name' | 'samplingSeed' | 'maxBatch' | 'maxTrainTokens'> = {},
+  ) {
     const checkpoint = await readCheckpoint(dir);
     const policy = await TfjsPolicy.create({
       ...options,
@@ -288,8 +306,72 @@ export class TfjsPolicy {
   }
 
   // ---- training ----
+  // Both calls run the batch in chunks of at most `maxTrainTokens` tokens. Losses are sums over
+  // tokens and gradients accumulate until `optimStep`, so the chunks give the loss, logprobs and
+  // update of one pass.
 
   async forward(datums: readonly Datum[]): Promise<ForwardResult[]> {
+    const checked = this.checkDatums(datums);
+    const results: ForwardResult[] = [];
+    for (const chunk of tokenChunks(checked, this.maxTrainTokens)) results.push(...this.forwardChunk(chunk));
+    return results;
+  }
+
+  /**
+   * Accumulates the gradient of `loss` over `datums`. A `LossFn` is called once per chunk; the
+   * policy's own metrics (`loss`, `tokens`, `entropy`, `value_loss`) are sums over the batch, and
+   * the loss function's metrics are averaged over chunks.
+   */
+  async forwardBackward(
+    datums: readonly Datum[],
+    loss: LossFn | 'cross_entropy',
+    options: ForwardBackwardOptions = {},
+  ): Promise<ForwardBackwardResult> {
+    const { entropyCoef, valueCoef } = parseOrThrow(
+      forwardBackwardOptionsSchema,
+      options,
+      'forwardBackward options',
+    );
+    const checked = this.checkDatums(datums);
+    const useValue = valueCoef > 0 && checked.some((d) => d.returns !== undefined);
+    if (useValue && !this.model.config.valueHead) {
+      throw new InvalidArgumentError(
+        'forwardBackward: valueCoef > 0 needs a model built with { valueHead: true }',
+      );
+    }
+    const select = loss === 'cross_entropy' ? 'weighted' : 'all';
+    // Cross-entropy only computes weighted tokens, so a chunk without any adds nothing.
+    const trains = (chunk: readonly Datum[]) => select === 'all' || chunk.some(hasWeight);
+    if (!trains(checked)) {
+      throw new InvalidArgumentError('every datum has zero weight on every token: nothing to train on');
+    }
+    const settings = { loss, select, entropyCoef, valueCoef, useValue } as const;
+    const result: ForwardBackwardResult = { loss: 0, logprobs: [], metrics: {} };
+    const summed: Record<string, number> = { tokens: 0 };
+    const lossMetrics: Record<string, number> = {};
+    let lossCalls = 0;
+    for (const chunk of tokenChunks(checked, this.maxTrainTokens)) {
+      if (!trains(chunk)) {
+        result.logprobs.push(...chunk.map((d) => new Array<number>(d.tokenIds.length).fill(0)));
+        continue;
+      }
+      const part = this.forwardBackwardChunk(chunk, settings);
+      result.loss += part.loss;
+      result.logprobs.push(...part.logprobs);
+      for (const [key, value] of Object.entries(part.summed)) summed[key] = (summed[key] ?? 0) + value;
+      if (part.lossMetrics !== undefined) {
+        lossCalls += 1;
+        for (const [key, value] of Object.entries(part.lossMetrics)) {
+          lossMetrics[key] = (lossMetrics[key] ?? 0) + value;
+        }
+      }
+    }
+    for (const [key, value] of Object.entries(lossMetrics)) result.metrics[key] = value / lossCalls;
+    Object.assign(result.metrics, summed, { loss: result.loss });
+    return result;
+  }
+
+  private forwardChunk(datums: Datum[]): ForwardResult[] {
     const batch = this.prepareBatch(datums, 'all');
     try {
       return inScope(() => {
@@ -315,24 +397,20 @@ export class TfjsPolicy {
     }
   }
 
-  async forwardBackward(
-    datums: readonly Datum[],
-    loss: LossFn | 'cross_entropy',
-    options: ForwardBackwardOptions = {},
-  ): Promise<ForwardBackwardResult> {
-    const { entropyCoef, valueCoef } = parseOrThrow(
-      forwardBackwardOptionsSchema,
-      options,
-      'forwardBackward options',
-    );
-    const useValue = valueCoef > 0 && datums.some((d) => d.returns !== undefined);
-    if (useValue && !this.model.config.valueHead) {
-      throw new InvalidArgumentError(
-        'forwardBackward: valueCoef > 0 needs a model built with { valueHead: true }',
-      );
-    }
-    const batch = this.prepareBatch(datums, loss === 'cross_entropy' ? 'weighted' : 'all');
-    const metrics: Record<string, number> = {};
+  private forwardBackwardChunk(
+    datums: Datum[],
+    settings: {
+      loss: LossFn | 'cross_entropy';
+      select: 'all' | 'weighted';
+      entropyCoef: number;
+      valueCoef: number;
+      useValue: boolean;
+    },
+  ): ChunkResult {
+    const { loss, select, entropyCoef, valueCoef, useValue } = settings;
+    const batch = this.prepareBatch(datums, select);
+    const summed: Record<string, number> = {};
+    let lossMetrics: Record<string, number> | undefined;
     let logprobs: number[][] = [];
     let reported = 0;
     try {
@@ -352,7 +430,7 @@ export class TfjsPolicy {
             const grad = output.gradLogprobs[d];
             if (grad === undefined || grad.length !== datum.tokenIds.length) {
               throw new InvalidArgumentError(
-                `loss function returned gradLogprobs[${d}] with ${grad?.length ?? 'no'} entries; datum ${d} has ${datum.tokenIds.length} tokens`,
+                `loss function returned gradLogprobs[${d}] with ${grad?.length ?? 'no'} entries; datum ${d} of its call has ${datum.tokenIds.length} tokens`,
               );
             }
             batch.rowsOf[d]!.forEach((row, t) => {
@@ -361,12 +439,12 @@ export class TfjsPolicy {
           });
           total = tf.sum(tf.mul(logp, tf.tensor1d(coefficients)));
           reported = output.loss;
-          Object.assign(metrics, output.metrics ?? {});
+          lossMetrics = output.metrics ?? {};
         }
         if (entropyCoef > 0) {
           const entropy = tf.sum(tf.mul(rowEntropy(logits), batch.weights));
           const entropyValue = entropy.dataSync()[0]!;
-          metrics.entropy = entropyValue;
+          summed.entropy = entropyValue;
           reported -= entropyCoef * entropyValue;
           total = tf.sub(total, tf.mul(entropy, entropyCoef));
         }
@@ -374,7 +452,7 @@ export class TfjsPolicy {
           const error = tf.sub(this.model.values(hidden), batch.returns);
           const valueLoss = tf.div(tf.sum(tf.mul(tf.square(error), batch.returnWeights)), 2);
           const valueLossValue = valueLoss.dataSync()[0]!;
-          metrics.value_loss = valueLossValue;
+          summed.value_loss = valueLossValue;
           reported += valueCoef * valueLossValue;
           total = tf.add(total, tf.mul(valueLoss, valueCoef));
         }
@@ -385,9 +463,8 @@ export class TfjsPolicy {
     } finally {
       batch.dispose();
     }
-    metrics.loss = reported;
-    metrics.tokens = batch.weightValues.reduce((n, w) => n + (w !== 0 ? 1 : 0), 0);
-    return { loss: reported, logprobs, metrics };
+    summed.tokens = batch.weightValues.reduce((n, w) => n + (w !== 0 ? 1 : 0), 0);
+    return { loss: reported, logprobs, summed, lossMetrics };
   }
 
   async optimStep(params: AdamParams): Promise<OptimStepResult> {
@@ -433,11 +510,8 @@ export class TfjsPolicy {
     return { logits: this.model.logits(selected), hidden: selected };
   }
 
-  /**
-   * Right-pads datums into [batch, maxLength-1] inputs. `select` picks which predictions are
-   * computed: every real token ('all') or only those with a non-zero weight ('weighted').
-   */
-  private prepareBatch(input: readonly Datum[], select: 'all' | 'weighted'): PreparedBatch {
+  /** Validates a whole batch before any chunk of it runs, so a bad datum leaves no gradient. */
+  private checkDatums(input: readonly Datum[]): Datum[] {
     if (input.length === 0) throw new InvalidArgumentError('training needs at least one datum');
     const datums = input.map((d, i) => parseOrThrow(datumSchema, d, `datum ${i}`));
     const limit = this.model.config.contextLength;
@@ -452,6 +526,14 @@ export class TfjsPolicy {
       if (bad !== undefined)
         throw new InvalidArgumentError(`datum ${i} has token id ${bad}, outside the vocabulary of ${vocab}`);
     });
+    return datums;
+  }
+
+  /**
+   * Right-pads checked datums into [batch, maxLength-1] inputs. `select` picks which predictions
+   * are computed: every real token ('all') or only those with a non-zero weight ('weighted').
+   */
+  private prepareBatch(datums: Datum[], select: 'all' | 'weighted'): PreparedBatch {
     const time = Math.max(...datums.map((d) => d.tokenIds.length)) - 1;
     const ids = new Int32Array(datums.length * time).fill(PAD_ID);
     const positions = new Int32Array(datums.length * time);
@@ -481,9 +563,6 @@ export class TfjsPolicy {
       }
       return mapping;
     });
-    if (rows.length === 0) {
-      throw new InvalidArgumentError('every datum has zero weight on every token: nothing to train on');
-    }
     const tensors = {
       inputs: tf.tensor2d(ids, [datums.length, time], 'int32'),
       positions: tf.tensor2d(positions, [datums.length, time], 'int32'),
@@ -569,6 +648,20 @@ interface PreparedBatch {
   weightValues: number[];
   targetCount: number;
   dispose(): void;
+}
+
+interface ChunkResult {
+  loss: number;
+  logprobs: number[][];
+  /** Metrics that add up over chunks. */
+  summed: Record<string, number>;
+  /** The loss function's own metrics, when it is a function. */
+  lossMetrics: Record<string, number> | undefined;
+}
+
+/** Whether a datum trains on at least one token. */
+function hasWeight(datum: Datum): boolean {
+  return datum.weights.some((w) => w !== 0);
 }
 
 function samplingSettings(request: ResolvedGenerateRequest, rng: Rng): SamplingSettings {
