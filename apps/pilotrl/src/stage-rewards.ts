@@ -71,7 +71,10 @@ export function createPlanJudging(
     return oracleCache.get(key)!.then((solution) => ({ plan: solution.plan, actions: solution.actions }));
   };
   const judge = createJudge(config, kind);
-  const reward = () => createJudgeReward({ judge, reference: (episode) => reference(episode) });
+  // An episode whose plan did not parse has no plan to judge: it gets the lowest judge score
+  // (plan_quality 0), so a malformed plan never scores better than a poor one.
+  const reward = () =>
+    createJudgeReward({ judge, reference: (episode) => reference(episode) }, { missingPlan: { score: 0 } });
   return {
     reward,
     async judgePlans(episodes) {
@@ -109,24 +112,9 @@ export function createStageScorer(
     Object.entries(stage.rewards).map(([name, weight]) => ({ fn: makers[name]!(), weight })),
     { name: `${stage.kind}-reward` },
   );
-  // An episode whose plan did not parse has no plan to judge: it gets the lowest judge score
-  // (plan_quality 0), so a malformed plan never scores better than a poor one.
-  const unplanned = composeRewards(
-    Object.entries(stage.rewards).map(([name, weight]) => ({
-      fn: name === 'plan_quality' ? { name, compute: () => ({ plan_quality: 0 }) } : makers[name]!(),
-      weight,
-    })),
-    { name: `${stage.kind}-reward-without-plan` },
-  );
   return {
     async score(episodes) {
-      const scored = await Promise.all(
-        episodes.map((episode) =>
-          'plan_quality' in stage.rewards && !hasPolicyPlan(episode)
-            ? unplanned.apply(episode)
-            : composed.apply(episode),
-        ),
-      );
+      const scored = await Promise.all(episodes.map((episode) => composed.apply(episode)));
       scored.forEach((episode, index) => {
         episodes[index] = episode;
       });

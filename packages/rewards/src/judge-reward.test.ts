@@ -41,6 +41,29 @@ describe('judge reward (stage 2)', () => {
       /no plan written by the policy/,
     );
   });
+
+  it('scores an episode without a policy-written plan when given a missingPlan score', async () => {
+    const given = episode(['take tomato'], { won: true, planHistory: [plan(reference.plan, 'oracle')] });
+    const composed = composeRewards([
+      { fn: createOutcomeReward(), weight: 1 },
+      {
+        fn: createJudgeReward({ judge: createReferenceJudge() }, { missingPlan: { score: 0 } }),
+        weight: 0.5,
+      },
+    ]);
+    const rewarded = await composed.apply(given);
+    expect(rewarded.rewardComponents).toEqual({ outcome: 1, plan_quality: 0 });
+    expect(rewarded.reward).toBe(1);
+    expect(rewarded.judge).toBeUndefined();
+    const lenient = createJudgeReward({ judge: createReferenceJudge() }, { missingPlan: { score: 0.25 } });
+    expect(await lenient.compute(episode(['look'], { planHistory: [] }))).toEqual({ plan_quality: 0.25 });
+  });
+
+  it('rejects a missingPlan that is neither "error" nor a finite score', () => {
+    const judge = createReferenceJudge();
+    expect(() => createJudgeReward({ judge }, { missingPlan: { score: Number.NaN } })).toThrow(/missingPlan/);
+    expect(() => createJudgeReward({ judge }, { missingPlan: 'zero' as 'error' })).toThrow(/missingPlan/);
+  });
 });
 
 describe('injection detector', () => {

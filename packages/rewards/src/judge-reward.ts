@@ -14,6 +14,14 @@ import type { EpisodeRewardFn } from './reward-fn';
 export const judgeRewardOptionsSchema = z.object({
   /** Which plan to judge: the first one the policy wrote, or the last one in force. */
   plan: z.enum(['first', 'last']).default('first'),
+  /**
+   * An episode with no plan written by the policy (e.g. its plan did not parse): `'error'` throws;
+   * `{ score }` gives `plan_quality` = score and no judge components or verdict. A score of 0, the
+   * lowest a judged plan gets, keeps a malformed plan from scoring better than a poor one.
+   */
+  missingPlan: z
+    .union([z.literal('error'), z.object({ score: z.number().finite() }).strict()])
+    .default('error'),
 });
 
 export interface JudgeRewardHooks {
@@ -34,12 +42,13 @@ export function createJudgeReward(
   const verdicts = new WeakMap<Episode, JudgeResult>();
   return {
     name: 'plan_quality',
-    async compute(episode) {
+    async compute(episode): Promise<Record<string, number>> {
       const written = episode.planHistory.filter((revision) => revision.source === 'policy');
       const revision = config.plan === 'first' ? written[0] : written.at(-1);
       if (revision === undefined) {
+        if (config.missingPlan !== 'error') return { plan_quality: config.missingPlan.score };
         throw new InvalidArgumentError(
-          `Episode ${episode.id} has no plan written by the policy to judge (planHistory source "policy")`,
+          `Episode ${episode.id} has no plan written by the policy to judge (planHistory source "policy"); pass { missingPlan: { score } } to score such episodes`,
         );
       }
       const reference = hooks.reference ? await hooks.reference(episode) : undefined;
