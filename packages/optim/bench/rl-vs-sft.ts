@@ -161,7 +161,7 @@ async function main() {
   if (startArg === undefined) await policy.saveState(startDir);
   log(`start checkpoint in ${startDir}`);
   const start = await evaluate(policy, evalTasks);
-  log(`start checkpoint (SFT step ${step}): held-out ${evalString(start)}`);
+  log(`start checkpoint (${startArg ?? `SFT step ${step}`}): held-out ${evalString(start)}`);
 
   // 2. RL and continued SFT from the checkpoint, per seed, for the same CPU time.
   const runs: {
@@ -183,7 +183,7 @@ async function main() {
     const lines = [
       '# RL vs. more SFT on generated ALFWorld tasks',
       '',
-      `Command: \`pnpm --filter @pilotrl/optim bench:rl-vs-sft${quick ? ' --quick' : ''}${budgetArg ? ` ${budgetArg}` : ''}\` (${new Date().toISOString().slice(0, 16)}Z, wall ${((Date.now() - wallStart) / 60_000).toFixed(1)} min, backend ${policy.backend.choice}, shared 2-core machine).`,
+      `Command: \`pnpm --filter @pilotrl/optim bench:rl-vs-sft${quick ? ' --quick' : ''}${budgetArg ? ` ${budgetArg}` : ''}${startArg !== undefined ? ` --start=${startArg}` : ''}\` (${new Date().toISOString().slice(0, 16)}Z, wall ${((Date.now() - wallStart) / 60_000).toFixed(1)} min, backend ${policy.backend.choice}, shared 2-core machine).`,
       '',
       `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${policy.parameterCount()} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy.`,
       '',
@@ -195,7 +195,7 @@ async function main() {
       '',
       '| arm | seed | held-out success [95% CI] | gain vs start | CPU s | work | forward/backward tokens |',
       '| --- | --- | --- | --- | --- | --- | --- |',
-      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | — | ${step} SFT steps | — |`,
+      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | — | ${startArg !== undefined ? 'loaded checkpoint' : `${step} SFT steps`} | — |`,
       ...runs.flatMap((r) => [
         `| RL | ${r.seed} | ${pct(r.rl.rate)} [${pct(r.rl.ci95.low)}, ${pct(r.rl.ci95.high)}] | ${(100 * (r.rl.rate - start.rate)).toFixed(1)} | ${r.rl.cpu.toFixed(0)} | ${r.rl.iterations} updates | ${r.rl.tokens} |`,
         `| more SFT | ${r.seed} | ${pct(r.sft.rate)} [${pct(r.sft.ci95.low)}, ${pct(r.sft.ci95.high)}] | ${(100 * (r.sft.rate - start.rate)).toFixed(1)} | ${r.sft.cpu.toFixed(0)} | ${r.sft.steps} steps | ${r.sft.tokens} |`,
