@@ -14,7 +14,6 @@ import { type ChatMessage, createRng, type Datum, type Rng, type TaskRef } from 
 import { sftDatum, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../src/index';
 import { demonstrations, play, taskSource } from './rl-vs-sft/alfworld-play';
-import { chunkedPolicy } from './rl-vs-sft/chunked-policy';
 
 const quick = process.argv.includes('--quick');
 const budgetArg = process.argv.find((arg) => arg.startsWith('--budget='));
@@ -222,7 +221,6 @@ async function main() {
     console.log(lines.slice(0, lines.indexOf('```json')).join('\n'));
     log(`wrote ${out}`);
   };
-  const trainable = chunkedPolicy(policy, 64);
   for (const seed of config.seeds) {
     await policy.loadState(startDir);
     const update = createUpdateStep({ ...config.rl.update, seed });
@@ -240,7 +238,7 @@ async function main() {
         seed: seed * 100_000 + iterations,
       });
       const anchor = Array.from({ length: config.rl.anchorDemos }, () => rng.pick(datums));
-      const { metrics } = await update(trainable, episodes, { anchor });
+      const { metrics } = await update(policy, episodes, { anchor });
       const success = episodes.filter((e) => e.won).length / episodes.length;
       rolloutSuccess.push(success);
       rlTokens += episodes.reduce(
