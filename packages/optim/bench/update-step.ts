@@ -5,7 +5,7 @@
 import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { advantageEstimators, createUpdateStep, type TokenTable } from '../src/index';
-import { toyRollout } from '../test/toy-rollout';
+import { choiceRollout, toyTasks } from '../test/choice-rollout';
 
 const ESTIMATORS = ['grpo', 'rloo', 'reinforce++', 'gae', 'turn-level'];
 const REPEATS = 3;
@@ -26,9 +26,9 @@ const makePolicy = (valueHead: boolean) =>
   });
 
 const player = await makePolicy(false);
-const episodes = await toyRollout(player.sampler(), {
+const episodes = await choiceRollout(player.sampler(), {
   createEnv,
-  taskIds: taskRefs.map((task) => task.taskId),
+  tasks: toyTasks(taskRefs.map((task) => task.taskId)),
   groupSize: 8,
   seed: 1,
 });

@@ -4,7 +4,7 @@
 import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
-import { toyRollout } from '../test/toy-rollout';
+import { choiceRollout, toyTasks } from '../test/choice-rollout';
 import { createUpdateStep, type UpdateConfig } from './index';
 
 const createEnv = () => createCorridorEnv({ maxSteps: 8 });
@@ -23,7 +23,12 @@ async function setup(valueHead: boolean) {
   });
   const taskIds = tasks.map((task) => task.taskId);
   const successRate = async () => {
-    const episodes = await toyRollout(policy.sampler(), { createEnv, taskIds, groupSize: 4, seed: 999 });
+    const episodes = await choiceRollout(policy.sampler(), {
+      createEnv,
+      tasks: toyTasks(taskIds),
+      groupSize: 4,
+      seed: 999,
+    });
     return episodes.filter((episode) => episode.won).length / episodes.length;
   };
   return { policy, taskIds, successRate };
@@ -41,9 +46,9 @@ async function train(config: Omit<UpdateConfig, 'adam'>, iterations: number) {
   const history: Record<string, number>[] = [];
   for (let iteration = 0; iteration < iterations; iteration++) {
     const batch = Array.from({ length: 8 }, (_, k) => taskIds[(iteration * 8 + k) % taskIds.length]!);
-    const episodes = await toyRollout(policy.sampler(), {
+    const episodes = await choiceRollout(policy.sampler(), {
       createEnv,
-      taskIds: batch,
+      tasks: toyTasks(batch),
       groupSize: 8,
       seed: iteration,
     });

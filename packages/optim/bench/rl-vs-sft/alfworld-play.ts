@@ -2,14 +2,15 @@
 // the receptacles visited, the last command and what it showed), oracle demonstrations rendered in
 // that same prompt, and a lock-step rollout loop whose decoding is constrained to the admissible
 // commands, so every action is valid and its logprob is exact.
-import { EPISODE_FORMAT_VERSION, type Episode, type Policy, type TaskRef, type Turn } from '@pilotrl/core';
+import type { Episode, Policy, TaskRef } from '@pilotrl/core';
 import { AlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
 import type { SftExample } from '@pilotrl/policy-tfjs';
+import { choiceRollout, type EpisodeView } from '../../test/choice-rollout';
 
 export const taskSource = createGeneratedTaskSource();
 
 /** What the policy sees of an episode so far. */
-export class PlayState {
+export class PlayState implements EpisodeView {
   private holding = 'nothing';
   private readonly visited: string[] = [];
   private lastAction = '';
@@ -72,103 +73,13 @@ export interface PlayOptions {
 }
 
 /** Plays every task `groupSize` times in lock step and returns the episodes, reward 1 for a win. */
-export async function play(
-  policy: Policy,
-  tasks: readonly TaskRef[],
-  options: PlayOptions,
-): Promise<Episode[]> {
-  const slots = await Promise.all(
-    tasks.flatMap((task) =>
-      Array.from({ length: options.groupSize }, async (_, sample) => {
-        const env = new AlfworldEnv({ maxSteps: options.maxSteps, cacheSize: 1 });
-        const first = await env.reset({ seed: task.seed, taskId: task.taskId });
-        return {
-          env,
-          task,
-          sample,
-          state: new PlayState(first.info.task ?? ''),
-          goal: first.info.task ?? '',
-          initial: first.observation,
-          actions: first.admissibleActions,
-          turns: [] as Turn[],
-          done: false,
-          won: false,
-          truncated: false,
-        };
-      }),
-    ),
-  );
-  for (let step = 0; slots.some((slot) => !slot.done); step++) {
-    const live = slots.filter((slot) => !slot.done);
-    const prompts = live.map((slot) => slot.state.prompt());
-    const results = await policy.generate(
-      live.map((slot, i) => ({
-        messages: [{ role: 'user' as const, content: prompts[i]! }],
-        choices: slot.actions,
-        temperature: options.temperature,
-        seed: options.seed * 1_000_003 + slots.indexOf(slot) * 1_009 + step,
-      })),
-    );
-    for (const [i, slot] of live.entries()) {
-      const result = results[i]!;
-      const next = await slot.env.step(result.text);
-      slot.turns.push({
-        index: step,
-        // The prompt is the state the policy acted from, so the turn-level estimator groups on it.
-        observation: prompts[i]!,
-        admissibleActions: slot.actions,
-        generations: [
-          {
-            kind: 'act',
-            text: result.text,
-            tokenIds: [...result.promptTokenIds, ...result.tokenIds],
-            lossMask: [
-              ...result.promptTokenIds.map(() => 0 as const),
-              ...result.tokenIds.map(() => 1 as const),
-            ],
-            logprobs: [...result.promptTokenIds.map(() => 0), ...result.logprobs],
-            policyVersion: result.policyVersion,
-            finishReason: result.finishReason,
-          },
-        ],
-        thought: null,
-        action: result.text,
-        formatError: null,
-        envReward: next.reward,
-        valid: next.info.valid,
-        rewards: {},
-      });
-      slot.state.observe(result.text, next.observation);
-      slot.actions = next.admissibleActions;
-      if (next.terminated || next.truncated) {
-        slot.done = true;
-        slot.won = next.info.won;
-        slot.truncated = next.truncated;
-        await slot.env.close();
-      }
-    }
-  }
-  return slots.map((slot, index) => ({
-    formatVersion: EPISODE_FORMAT_VERSION,
-    id: `${slot.task.taskId}/${slot.sample}`,
-    envId: slot.env.envId,
-    taskId: slot.task.taskId,
-    split: slot.task.split,
-    seed: index,
-    groupId: `${slot.task.split}/${slot.task.taskId}`,
-    sampleIndex: slot.sample,
-    paradigm: 'act-only',
-    task: slot.goal,
-    ...(slot.task.taskType !== undefined ? { taskType: slot.task.taskType } : {}),
-    initialObservation: slot.initial,
-    turns: slot.turns,
-    planHistory: [],
-    won: slot.won,
-    terminated: !slot.truncated,
-    truncated: slot.truncated,
-    envReturn: slot.turns.reduce((sum, t) => sum + t.envReward, 0),
-    rewardComponents: { outcome: slot.won ? 1 : 0 },
-    reward: slot.won ? 1 : 0,
-    metadata: {},
-  }));
+export function play(policy: Policy, tasks: readonly TaskRef[], options: PlayOptions): Promise<Episode[]> {
+  return choiceRollout(policy, {
+    createEnv: () => new AlfworldEnv({ maxSteps: options.maxSteps, cacheSize: 1 }),
+    tasks,
+    groupSize: options.groupSize,
+    seed: options.seed,
+    temperature: options.temperature,
+    createView: (first) => new PlayState(first.info.task ?? ''),
+  });
 }
