@@ -20,10 +20,19 @@ export const generationSchema = z
     logprobs: z.array(z.number()),
     policyVersion: z.number().int().nonnegative(),
     finishReason: z.enum(['stop', 'length', 'choice']),
+    /**
+     * For constrained decoding: per token, the ids the sampler could pick from (null where it was
+     * not restricted, e.g. prompt tokens); `logprobs` are normalised over these sets.
+     */
+    allowedTokenIds: z.array(z.array(z.number().int().nonnegative()).min(1).nullable()).optional(),
   })
-  .refine((g) => g.lossMask.length === g.tokenIds.length && g.logprobs.length === g.tokenIds.length, {
-    message: 'tokenIds, lossMask and logprobs must have the same length',
-  });
+  .refine(
+    (g) =>
+      g.lossMask.length === g.tokenIds.length &&
+      g.logprobs.length === g.tokenIds.length &&
+      (g.allowedTokenIds === undefined || g.allowedTokenIds.length === g.tokenIds.length),
+    { message: 'tokenIds, lossMask, logprobs and allowedTokenIds must have the same length' },
+  );
 export type Generation = z.infer<typeof generationSchema>;
 
 export const turnSchema = z.object({

@@ -33,6 +33,12 @@ export const generateResultSchema = z.object({
   /** With `choices`: the index chosen and the log-probability of every choice. */
   choiceIndex: z.number().int().nonnegative().optional(),
   choiceLogprobs: z.array(z.number()).optional(),
+  /**
+   * With `choices`: per generated token, the token ids decoding could pick at that point (the
+   * continuations of the choices that share the prefix so far). `logprobs` are normalised over
+   * these sets; a trainer given them (`allowedTokenIds` on a datum) computes the same logprobs.
+   */
+  allowedTokenIds: z.array(z.array(z.number().int().nonnegative()).min(1)).optional(),
   /** Version of the weights that produced this sample. */
   policyVersion: z.number().int().nonnegative(),
 });

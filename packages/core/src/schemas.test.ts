@@ -27,6 +27,15 @@ describe('contract schemas', () => {
     expect(datumSchema.safeParse({ tokenIds: [1, 2], weights: [1, 1] }).success).toBe(false);
   });
 
+  it('reject allowed token sets that are misaligned or leave out the token itself', () => {
+    const base = { tokenIds: [1, 2, 3], weights: [0, 1, 1] };
+    expect(datumSchema.safeParse({ ...base, allowedTokenIds: [null, [2, 5], [3]] }).success).toBe(true);
+    const short = datumSchema.safeParse({ ...base, allowedTokenIds: [null, [2]] });
+    expect(short.error?.issues[0]?.message).toMatch(/has 2 entries but tokenIds has 3/);
+    const missing = datumSchema.safeParse({ ...base, allowedTokenIds: [null, [4, 5], null] });
+    expect(missing.error?.issues[0]?.message).toMatch(/token 2 is not among its allowed ids/);
+  });
+
   it('reject an episode whose generation arrays differ in length', () => {
     const episode = {
       formatVersion: 1,

@@ -23,10 +23,23 @@ export const datumSchema = z
     referenceLogprobs: z.array(z.number()).optional(),
     /** Per-token value targets (returns), for policies with a value head. */
     returns: z.array(z.number()).optional(),
+    /**
+     * Per token, the ids it was chosen among (null: the whole vocabulary). The logprob of such a
+     * token is normalised over its set, as constrained decoding sampled it, so importance ratios
+     * against the sampler's logprobs are exact and gradients only move probability within the set.
+     */
+    allowedTokenIds: z.array(z.array(z.number().int().nonnegative()).min(1).nullable()).optional(),
   })
   .superRefine((datum, context) => {
     const length = datum.tokenIds.length;
-    for (const key of ['weights', 'samplerLogprobs', 'advantages', 'referenceLogprobs', 'returns'] as const) {
+    for (const key of [
+      'weights',
+      'samplerLogprobs',
+      'advantages',
+      'referenceLogprobs',
+      'returns',
+      'allowedTokenIds',
+    ] as const) {
       const values = datum[key];
       if (values !== undefined && values.length !== length) {
         context.addIssue({
@@ -43,6 +56,15 @@ export const datumSchema = z
         message: 'the first token has no prediction; its weight must be 0',
       });
     }
+    datum.allowedTokenIds?.forEach((allowed, t) => {
+      if (allowed !== null && t > 0 && !allowed.includes(datum.tokenIds[t]!)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['allowedTokenIds', t],
+          message: `token ${datum.tokenIds[t]} is not among its allowed ids`,
+        });
+      }
+    });
   });
 export type Datum = z.infer<typeof datumSchema>;
 

@@ -1,6 +1,9 @@
 import { type Datum, InvalidArgumentError } from '@pilotrl/core';
+import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
+import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { BANDIT_VOCABULARY, playBandit } from '../test/bandit';
+import { choiceRollout, toyTasks } from '../test/choice-rollout';
 import { episode } from '../test/episodes';
 import { createTabularPolicy } from '../test/tabular-policy';
 import { pilotrlReference } from './presets';
@@ -165,6 +168,48 @@ describe('the update step', () => {
         expect(datum.samplerLogprobs).toEqual(source.turns[0]!.generations[0]!.logprobs);
       }
     }
+  });
+
+  it('recomputes, for choice-constrained generations, the logprobs their sampler reported', async () => {
+    const createEnv = () => createCorridorEnv({ maxSteps: 4 });
+    const tasks = await corridorTasks.tasks('train', { limit: 4 });
+    const first = await createEnv().reset({ seed: 0, taskId: tasks[0]!.taskId });
+    const policy = await TfjsPolicy.create({
+      tokenizer: Tokenizer.train([first.observation, ...first.admissibleActions], { vocabSize: 300 }),
+      model: { dModel: 16, nLayers: 1, nHeads: 2, contextLength: 256, seed: 3 },
+      backend: 'wasm',
+    });
+    const episodes = await choiceRollout(policy.sampler(), {
+      createEnv,
+      tasks: toyTasks(tasks.map((task) => task.taskId)),
+      groupSize: 4,
+      seed: 8,
+    });
+    const seen: Datum[] = [];
+    policyLosses.register(
+      'test-recording',
+      () =>
+        ({ datums }) => {
+          seen.push(...datums);
+          return { loss: 0, gradLogprobs: datums.map((datum) => datum.weights.map(() => 0)) };
+        },
+      { replace: true },
+    );
+    await createUpdateStep({ adam, loss: 'test-recording', filterZeroVarianceGroups: false })(
+      policy,
+      episodes,
+    );
+    const generations = episodes.flatMap((e) => e.turns.map((turn) => turn.generations[0]!));
+    expect(seen).toHaveLength(generations.length);
+    for (const datum of seen) {
+      const key = datum.tokenIds.join(' ');
+      const generation = generations.find((g) => g.tokenIds.join(' ') === key)!;
+      expect(datum.allowedTokenIds).toEqual(generation.allowedTokenIds);
+      datum.weights.forEach((weight, t) => {
+        if (weight > 0) expect(datum.samplerLogprobs![t]).toBeCloseTo(generation.logprobs[t]!, 4);
+      });
+    }
+    policy.dispose();
   });
 
   it('anchors the policy to demonstrations with a cross-entropy term', async () => {

@@ -34,7 +34,11 @@ export const updateConfigSchema = z.strictObject({
   epochs: z.number().int().positive().default(1),
   /** Minibatches per epoch, each followed by an optimizer step. */
   minibatches: z.number().int().positive().default(1),
-  /** Old logprobs for the importance ratio: recomputed by a forward pass, or the sampler's. */
+  /**
+   * Old logprobs for the importance ratio: recomputed by a forward pass, or the sampler's. The
+   * sampler's are exact, and save the forward pass, when the policy samples at temperature 1 and
+   * the generations carry `allowedTokenIds` for any constrained decoding.
+   */
   oldLogprobs: z.enum(['recompute', 'sampler']).default('recompute'),
   /** Leave out groups whose episodes all got the same reward (they carry no relative signal). */
   filterZeroVarianceGroups: z.boolean().default(true),
@@ -234,7 +238,11 @@ function buildDatums(episodes: readonly Episode[]): {
           `Episode "${episode.id}", generation ${g}: the first token is a model token, so it has no prefix to be predicted from; render at least one prompt token before the completion`,
         );
       }
-      datums.push({ tokenIds: generation.tokenIds, weights: [...generation.lossMask] });
+      datums.push({
+        tokenIds: generation.tokenIds,
+        weights: [...generation.lossMask],
+        ...(generation.allowedTokenIds !== undefined ? { allowedTokenIds: generation.allowedTokenIds } : {}),
+      });
       slots.push({ episode: e, generation: g });
     });
   });

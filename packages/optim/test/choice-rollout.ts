@@ -95,6 +95,9 @@ export async function choiceRollout(policy: Policy, options: ChoiceRolloutOption
               ...result.tokenIds.map(() => 1 as const),
             ],
             logprobs: [...result.promptTokenIds.map(() => 0), ...result.logprobs],
+            ...(result.allowedTokenIds !== undefined
+              ? { allowedTokenIds: [...result.promptTokenIds.map(() => null), ...result.allowedTokenIds] }
+              : {}),
             policyVersion: result.policyVersion,
             finishReason: result.finishReason,
           },

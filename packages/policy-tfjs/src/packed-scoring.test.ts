@@ -86,6 +86,65 @@ describe('packed scoring', () => {
     expect(Math.abs(lookShare - Math.exp(lookLp!))).toBeLessThan(0.1);
   });
 
+  it('reports the allowed ids of every chosen token, and training on them reproduces the sampler logprobs', async () => {
+    const results = await policy.generate(
+      Array.from({ length: 12 }, (_, seed) => ({ messages, choices, temperature: 1, seed })),
+    );
+    const first = new Set(choices.map((c) => policy.encode(c)[0]!));
+    for (const result of results) {
+      expect(result.allowedTokenIds).toHaveLength(result.tokenIds.length);
+      expect(new Set(result.allowedTokenIds![0])).toEqual(first);
+      result.tokenIds.forEach((id, t) => {
+        expect(result.allowedTokenIds![t]).toContain(id);
+      });
+    }
+    const datums = results.map((r) => ({
+      tokenIds: [...r.promptTokenIds, ...r.tokenIds],
+      weights: [...r.promptTokenIds.map(() => 0), ...r.tokenIds.map(() => 1)],
+      allowedTokenIds: [...r.promptTokenIds.map(() => null), ...r.allowedTokenIds!],
+    }));
+    const constrained = await policy.forward(datums);
+    const free = await policy.forward(datums.map(({ tokenIds, weights }) => ({ tokenIds, weights })));
+    results.forEach((r, i) => {
+      const offset = r.promptTokenIds.length;
+      r.logprobs.forEach((lp, t) => {
+        expect(constrained[i]!.logprobs[offset + t]).toBeCloseTo(lp, 4);
+        expect(free[i]!.logprobs[offset + t]).toBeLessThanOrEqual(lp + 1e-5);
+      });
+      // A token that was the only way on has probability 1 under the constraint.
+      r.allowedTokenIds!.forEach((ids, t) => {
+        if (ids.length === 1) expect(constrained[i]!.logprobs[offset + t]).toBeCloseTo(0, 5);
+      });
+    });
+  });
+
+  it('trains restricted tokens on their constrained logprobs, and rejects sets outside the vocabulary', async () => {
+    const [result] = await policy.generate([{ messages, choices, temperature: 0 }]);
+    const datum = {
+      tokenIds: [...result!.promptTokenIds, ...result!.tokenIds],
+      weights: [...result!.promptTokenIds.map(() => 0), ...result!.tokenIds.map(() => 1)],
+      allowedTokenIds: [...result!.promptTokenIds.map(() => null), ...result!.allowedTokenIds!],
+    };
+    const sum = (lps: number[]) => lps.reduce((a, lp, t) => a + lp * datum.weights[t]!, 0);
+    const snapshot = policy.snapshot();
+    try {
+      const before = (await policy.forward([datum]))[0]!.logprobs;
+      const trained = await policy.forwardBackward([datum], 'cross_entropy');
+      expect(trained.loss).toBeCloseTo(-sum(before), 4);
+      await policy.optimStep({ learningRate: 1e-2 });
+      expect(sum((await policy.forward([datum]))[0]!.logprobs)).toBeGreaterThan(sum(before));
+    } finally {
+      policy.restore(snapshot);
+      snapshot.dispose();
+    }
+    const last = datum.tokenIds.length - 1;
+    const vocab = policy.tokenizer.vocabSize;
+    const outside = datum.allowedTokenIds.map((ids, t) => (t === last ? [datum.tokenIds[t]!, vocab] : ids));
+    await expect(policy.forward([{ ...datum, allowedTokenIds: outside }])).rejects.toThrow(
+      `allows token id ${vocab}, outside the vocabulary of ${vocab}`,
+    );
+  });
+
   it('stops between batches when the caller aborts', async () => {
     const controller = new AbortController();
     controller.abort();

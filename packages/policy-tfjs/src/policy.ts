@@ -293,10 +293,12 @@ export class TfjsPolicy {
     } else {
       index = rng.weightedIndex(logprobs.map((lp, i) => (distinct[i] ? Math.exp(lp) : 0)));
     }
+    const candidates = this.choiceTokens(choices);
     return {
       text: choices[index]!,
-      tokenIds: this.choiceTokens([choices[index]!])[0]!,
+      tokenIds: candidates[index]!,
       logprobs: scores.constrainedTokenLogprobs[index]!,
+      allowedTokenIds: allowedAlong(candidates, index),
       promptTokenIds: [...prompt],
       finishReason: 'choice',
       choiceIndex: index,
@@ -507,7 +509,9 @@ export class TfjsPolicy {
   private selectedLogits(batch: PreparedBatch) {
     const { hidden } = this.model.run(batch.inputs, batch.positions, null);
     const selected = tf.gather(hidden, batch.rows) as tf.Tensor2D;
-    return { logits: this.model.logits(selected), hidden: selected };
+    const logits = this.model.logits(selected);
+    const masked = batch.logitMask ? (tf.add(logits, batch.logitMask) as tf.Tensor2D) : logits;
+    return { logits: masked, hidden: selected };
   }
 
   /** Validates a whole batch before any chunk of it runs, so a bad datum leaves no gradient. */
@@ -525,6 +529,12 @@ export class TfjsPolicy {
       const bad = datum.tokenIds.find((id) => id >= vocab);
       if (bad !== undefined)
         throw new InvalidArgumentError(`datum ${i} has token id ${bad}, outside the vocabulary of ${vocab}`);
+      const badAllowed = datum.allowedTokenIds?.flatMap((ids) => ids ?? []).find((id) => id >= vocab);
+      if (badAllowed !== undefined) {
+        throw new InvalidArgumentError(
+          `datum ${i} allows token id ${badAllowed}, outside the vocabulary of ${vocab}`,
+        );
+      }
     });
     return datums;
   }
@@ -542,6 +552,8 @@ export class TfjsPolicy {
     const weightValues: number[] = [];
     const returns: number[] = [];
     const returnWeights: number[] = [];
+    /** Rows whose prediction is restricted to a set of ids, with that set. */
+    const restricted: { row: number; allowed: readonly number[] }[] = [];
     const rowsOf = datums.map((datum, b) => {
       const mapping: number[] = [-1];
       for (let t = 0; t < time; t++) positions[b * time + t] = t;
@@ -554,6 +566,8 @@ export class TfjsPolicy {
           mapping.push(-1);
           continue;
         }
+        const allowed = datum.allowedTokenIds?.[t];
+        if (allowed != null) restricted.push({ row: rows.length, allowed });
         mapping.push(rows.length);
         rows.push(b * time + t - 1);
         targets.push(datum.tokenIds[t]!);
@@ -571,6 +585,8 @@ export class TfjsPolicy {
       weights: tf.tensor1d(weightValues),
       returns: tf.tensor1d(returns),
       returnWeights: tf.tensor1d(returnWeights),
+      logitMask:
+        restricted.length > 0 ? logitMask(restricted, rows.length, this.model.config.vocabSize) : null,
     };
     return {
       ...tensors,
@@ -578,7 +594,7 @@ export class TfjsPolicy {
       rowsOf,
       weightValues,
       targetCount: rows.length,
-      dispose: () => tf.dispose(Object.values(tensors)),
+      dispose: () => tf.dispose(Object.values(tensors).filter((t) => t !== null)),
     };
   }
 
@@ -642,6 +658,8 @@ interface PreparedBatch {
   weights: tf.Tensor1D;
   returns: tf.Tensor1D;
   returnWeights: tf.Tensor1D;
+  /** Added to the logits: a large negative value outside each restricted row's allowed ids. */
+  logitMask: tf.Tensor2D | null;
   datums: Datum[];
   /** Per datum, per token: the computed row holding its prediction, or -1. */
   rowsOf: number[][];
@@ -657,6 +675,34 @@ interface ChunkResult {
   summed: Record<string, number>;
   /** The loss function's own metrics, when it is a function. */
   lossMetrics: Record<string, number> | undefined;
+}
+
+/**
+ * Per token of candidates[chosen], the distinct next tokens of the candidates that share its
+ * prefix so far: the set constrained decoding picked that token from.
+ */
+function allowedAlong(candidates: readonly (readonly number[])[], chosen: number): number[][] {
+  const path = candidates[chosen]!;
+  let sharing = candidates;
+  return path.map((token, depth) => {
+    const allowed = [...new Set(sharing.flatMap((c) => (c.length > depth ? [c[depth]!] : [])))];
+    sharing = sharing.filter((c) => c[depth] === token);
+    return allowed;
+  });
+}
+
+/** Logit offsets [rows, vocab]: 0 where allowed (and on unrestricted rows), -1e9 elsewhere. */
+function logitMask(
+  restricted: readonly { row: number; allowed: readonly number[] }[],
+  rows: number,
+  vocab: number,
+): tf.Tensor2D {
+  const mask = new Float32Array(rows * vocab);
+  for (const { row, allowed } of restricted) {
+    mask.fill(-1e9, row * vocab, (row + 1) * vocab);
+    for (const id of allowed) mask[row * vocab + id] = 0;
+  }
+  return tf.tensor2d(mask, [rows, vocab]);
 }
 
 /** Whether a datum trains on at least one token. */
