@@ -1,24 +1,31 @@
 // RL against more SFT on generated ALFWorld tasks. A small tfjs policy is fine-tuned on oracle
-// demonstrations until its held-out success reaches the 30-50% band; from that checkpoint, per
-// seed, (a) RL (turn-level advantages, PPO clip-higher, low learning rate, SFT anchor, decoding
-// constrained to the admissible commands) and (b) continued SFT each get the same CPU-time budget,
-// and both are evaluated greedily on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs.
+// demonstrations until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
+// (a) RL (turn-level advantages, PPO clip-higher on the exact constrained-decoding logprobs) and
+// (b) continued SFT each get the same budget of process CPU seconds, and both are evaluated
+// greedily on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs. Every (arm, seed) runs
+// in its own process, `--jobs` at a time; CPU-second budgets keep the arms' compute equal however
+// the processes share the cores.
 //
-//   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--budget=<cpu seconds per arm>]
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+//   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--budget=<CPU s>] [--start=<dir>] [--jobs=<n>]
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { wilsonInterval } from '@pilotrl/agent';
 import { type ChatMessage, createRng, type Datum, type Rng, type TaskRef } from '@pilotrl/core';
 import { sftDatum, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../src/index';
 import { demonstrations, play, taskSource } from './rl-vs-sft/alfworld-play';
 
+const flag = (name: string) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
 const quick = process.argv.includes('--quick');
-const budgetArg = process.argv.find((arg) => arg.startsWith('--budget='));
 /** A start checkpoint written by an earlier run (its path is logged), to skip the first SFT. */
-const startArg = process.argv.find((arg) => arg.startsWith('--start='))?.slice('--start='.length);
+const startArg = flag('start');
+/** Set in the processes that run one arm of one seed. */
+const jobArg = flag('job');
 
 const config = {
   model: { dModel: 64, nLayers: 2, nHeads: 4, contextLength: 512 },
@@ -30,15 +37,17 @@ const config = {
     learningRate: 3e-3,
     warmupSteps: 20,
     probeEvery: quick ? 40 : 150,
-    maxSteps: quick ? 120 : 900,
+    maxSteps: quick ? 120 : 2400,
   },
-  /** The start checkpoint is the first probe at or above this success. */
+  /** The start checkpoint is the first probe at or above the band's floor (else the best probe). */
   startBand: [0.3, 0.5] as const,
-  probeTasks: quick ? 20 : 40,
+  /** Probe tasks per split (valid_seen and valid_unseen, offset 10000: disjoint from the evaluation). */
+  probePerSplit: quick ? 10 : 50,
   evalPerSplit: quick ? 20 : 100,
   seeds: quick ? [0] : [0, 1, 2],
   /** CPU seconds of training per arm and seed (rollouts included for RL). */
-  budget: budgetArg ? Number(budgetArg.split('=')[1]) : quick ? 30 : 100,
+  budget: Number(flag('budget') ?? (quick ? 30 : 600)),
+  jobs: Number(flag('jobs') ?? availableParallelism()),
   rl: {
     tasksPerIteration: quick ? 4 : 8,
     groupSize: 8,
@@ -49,13 +58,17 @@ const config = {
       estimatorArgs: { stepWeight: 1, gamma: 0.95 },
       loss: 'ppo',
       lossArgs: { clipLow: 0.2, clipHigh: 0.28 },
+      // One sequence (one command) is one choice: its summed constrained token logprobs are the
+      // choice's logprob, so every command weighs the same whatever its length.
+      aggregation: 'seq-mean-token-sum',
+      oldLogprobs: 'sampler',
       epochs: 1,
       minibatches: 2,
       anchorCoef: 0.1,
-      adam: { learningRate: 3e-4, gradClipNorm: 1 },
+      adam: { learningRate: 1e-3, gradClipNorm: 1 },
     },
   },
-};
+} as const;
 
 const cpuSeconds = () => {
   const { user, system } = process.cpuUsage();
@@ -70,6 +83,18 @@ interface Evaluation {
   rate: number;
   ci95: { low: number; high: number };
   perSplit: Record<string, number>;
+}
+
+interface ArmResult extends Evaluation {
+  arm: 'rl' | 'sft';
+  seed: number;
+  cpu: number;
+  /** RL updates or SFT steps. */
+  work: number;
+  /** Tokens through forward+backward (RL: its rollout generations; SFT: its batches). */
+  tokens: number;
+  /** RL only: success of each update's rollouts. */
+  rolloutSuccess?: number[];
 }
 
 async function evaluate(policy: TfjsPolicy, tasks: readonly TaskRef[]): Promise<Evaluation> {
@@ -94,6 +119,13 @@ async function evaluate(policy: TfjsPolicy, tasks: readonly TaskRef[]): Promise<
   };
 }
 
+const evalString = (e: Evaluation) =>
+  `${pct(e.rate)} [${pct(e.ci95.low)}, ${pct(e.ci95.high)}] (${e.successes}/${e.episodes}; ${Object.entries(
+    e.perSplit,
+  )
+    .map(([split, rate]) => `${split} ${pct(rate)}`)
+    .join(', ')})`;
+
 /** One SFT step on a random batch; returns the trained token count. */
 async function sftStep(policy: TfjsPolicy, datums: readonly Datum[], rng: Rng, learningRate: number) {
   const batch = Array.from({ length: config.sft.batchSize }, () => rng.pick(datums));
@@ -106,105 +138,223 @@ async function sftStep(policy: TfjsPolicy, datums: readonly Datum[], rng: Rng, l
   return batch.reduce((n, d) => n + d.tokenIds.length, 0);
 }
 
-const evalString = (e: Evaluation) =>
-  `${pct(e.rate)} [${pct(e.ci95.low)}, ${pct(e.ci95.high)}] (${e.successes}/${e.episodes}; ${Object.entries(
-    e.perSplit,
-  )
-    .map(([split, rate]) => `${split} ${pct(rate)}`)
-    .join(', ')})`;
+/** The demonstration tasks, their SFT datums and the held-out task sets, the same in every process. */
+async function loadData(tokenizer?: Tokenizer) {
+  const trainTasks = await taskSource.tasks('train', { limit: config.demoTasks });
+  const demos = await demonstrations(trainTasks, config.maxSteps);
+  const heldOut = async (offset: number, perSplit: number) => [
+    ...(await taskSource.tasks('valid_seen', { offset, limit: perSplit })),
+    ...(await taskSource.tasks('valid_unseen', { offset, limit: perSplit })),
+  ];
+  const vocabulary =
+    tokenizer ??
+    Tokenizer.train(
+      demos.flatMap((d) => [
+        (d.prompt as readonly ChatMessage[]).map((m) => m.content).join('\n'),
+        d.response as string,
+      ]),
+      { vocabSize: config.vocabSize },
+    );
+  const datums = demos
+    .map((d) => sftDatum(vocabulary, d))
+    .filter((d) => d.tokenIds.length < config.model.contextLength);
+  return {
+    trainTasks,
+    datums,
+    tokenizer: vocabulary,
+    probeTasks: await heldOut(10_000, config.probePerSplit),
+    evalTasks: await heldOut(0, config.evalPerSplit),
+  };
+}
+
+/** RL from the start checkpoint for the budget; the policy is left trained. */
+async function trainRl(policy: TfjsPolicy, seed: number, data: Awaited<ReturnType<typeof loadData>>) {
+  const update = createUpdateStep({ ...config.rl.update, seed });
+  const rng = createRng(`rl-vs-sft/rl/${seed}`);
+  const start = cpuSeconds();
+  let iterations = 0;
+  let tokens = 0;
+  const rolloutSuccess: number[] = [];
+  while (cpuSeconds() - start < config.budget) {
+    const tasks = Array.from({ length: config.rl.tasksPerIteration }, () => rng.pick(data.trainTasks));
+    const episodes = await play(policy, tasks, {
+      groupSize: config.rl.groupSize,
+      temperature: config.rl.temperature,
+      maxSteps: config.maxSteps,
+      seed: seed * 100_000 + iterations,
+    });
+    const anchor = Array.from({ length: config.rl.anchorDemos }, () => rng.pick(data.datums));
+    const { metrics } = await update(policy, episodes, { anchor });
+    const success = episodes.filter((e) => e.won).length / episodes.length;
+    rolloutSuccess.push(success);
+    tokens += episodes.reduce(
+      (n, e) => n + e.turns.reduce((m, t) => m + t.generations[0]!.tokenIds.length, 0),
+      0,
+    );
+    iterations++;
+    log(
+      `seed ${seed} RL update ${iterations}: rollout success ${pct(success)}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}, clipfrac ${(metrics['losses/clipfrac'] ?? 0).toFixed(3)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
+    );
+  }
+  return { cpu: cpuSeconds() - start, work: iterations, tokens, rolloutSuccess };
+}
+
+/** Continued SFT from the start checkpoint for the budget, at the SFT learning rate. */
+async function trainSft(policy: TfjsPolicy, seed: number, data: Awaited<ReturnType<typeof loadData>>) {
+  const rng = createRng(`rl-vs-sft/sft/${seed}`);
+  const start = cpuSeconds();
+  let steps = 0;
+  let tokens = 0;
+  while (cpuSeconds() - start < config.budget) {
+    tokens += await sftStep(policy, data.datums, rng, config.sft.learningRate);
+    steps++;
+  }
+  return { cpu: cpuSeconds() - start, work: steps, tokens };
+}
+
+/** Child process: one arm of one seed from the start checkpoint; writes its result as JSON. */
+async function runJob(spec: string, startDir: string, resultFile: string) {
+  const [arm, seedText] = spec.split(':') as ['rl' | 'sft', string];
+  const seed = Number(seedText);
+  const policy = await TfjsPolicy.load(startDir);
+  const data = await loadData(policy.tokenizer);
+  const trained = arm === 'rl' ? await trainRl(policy, seed, data) : await trainSft(policy, seed, data);
+  const evaluation = await evaluate(policy, data.evalTasks);
+  log(
+    `seed ${seed} ${arm === 'rl' ? 'RL' : 'continued SFT'} after ${trained.work} ${arm === 'rl' ? 'updates' : 'steps'}: held-out ${evalString(evaluation)}`,
+  );
+  const result: ArmResult = { arm, seed, ...evaluation, ...trained };
+  writeFileSync(resultFile, JSON.stringify(result));
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Runs every (arm, seed) job as a child process of this script, `config.jobs` at a time. */
+async function runJobs(startDir: string, onResult: (result: ArmResult) => void) {
+  const results = mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-results-'));
+  const specs = config.seeds.flatMap((seed) => [`rl:${seed}`, `sft:${seed}`]);
+  let next = 0;
+  const worker = async () => {
+    while (next < specs.length) {
+      const spec = specs[next++]!;
+      const file = join(results, `${spec.replace(':', '-')}.json`);
+      const args = [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        `--job=${spec}`,
+        `--start=${startDir}`,
+        `--result=${file}`,
+        ...process.argv.slice(2).filter((arg) => /^--(quick|budget=)/.test(arg)),
+      ];
+      const child = execFileAsync(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
+      child.child.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+      child.child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+      await child;
+      onResult(JSON.parse(readFileSync(file, 'utf8')) as ArmResult);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, config.jobs) }, worker));
+  } finally {
+    rmSync(results, { recursive: true, force: true });
+  }
+}
 
 async function main() {
   const wallStart = Date.now();
-  log(`mode ${quick ? 'quick' : 'full'}; budget ${config.budget} CPU s per arm and seed`);
-  const trainTasks = await taskSource.tasks('train', { limit: config.demoTasks });
-  const demos = await demonstrations(trainTasks, config.maxSteps);
-  const probeTasks = await taskSource.tasks('valid_seen', { offset: 10_000, limit: config.probeTasks });
-  const evalTasks = [
-    ...(await taskSource.tasks('valid_seen', { limit: config.evalPerSplit })),
-    ...(await taskSource.tasks('valid_unseen', { limit: config.evalPerSplit })),
-  ];
-  const corpus = demos.flatMap((d) => [
-    (d.prompt as readonly ChatMessage[]).map((m) => m.content).join('\n'),
-    d.response as string,
-  ]);
-  const policy =
-    startArg !== undefined
-      ? await TfjsPolicy.load(startArg)
-      : await TfjsPolicy.create({
-          tokenizer: Tokenizer.train(corpus, { vocabSize: config.vocabSize }),
-          model: config.model,
-        });
-  const tokenizer = policy.tokenizer;
-  const datums = demos
-    .map((d) => sftDatum(tokenizer, d))
-    .filter((d) => d.tokenIds.length < config.model.contextLength);
   log(
-    `${trainTasks.length} train tasks, ${datums.length} demonstration steps, ${policy.parameterCount()} parameters, backend ${policy.backend.choice}`,
+    `mode ${quick ? 'quick' : 'full'}; budget ${config.budget} CPU s per arm and seed; ${config.jobs} jobs at a time`,
+  );
+  const loaded = startArg !== undefined ? await TfjsPolicy.load(startArg) : undefined;
+  const data = await loadData(loaded?.tokenizer);
+  const policy = loaded ?? (await TfjsPolicy.create({ tokenizer: data.tokenizer, model: config.model }));
+  const parameters = policy.parameterCount();
+  const backend = policy.backend.choice;
+  log(
+    `${data.trainTasks.length} train tasks, ${data.datums.length} demonstration steps, ${parameters} parameters, backend ${backend}`,
   );
 
-  // 1. SFT to the start band.
+  // 1. SFT to the start band, keeping the best probe's weights in case the band is never reached.
+  const startDir = startArg ?? mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-start-'));
   const sftRng = createRng('rl-vs-sft/start');
+  const probes: { step: number; rate: number }[] = [];
   let step = 0;
-  let probe = 0;
-  const sftStart = cpuSeconds();
   while (startArg === undefined && step < config.sft.maxSteps) {
     for (let i = 0; i < config.sft.probeEvery; i++, step++) {
       const lr = config.sft.learningRate * Math.min(1, (step + 1) / config.sft.warmupSteps);
-      await sftStep(policy, datums, sftRng, lr);
+      await sftStep(policy, data.datums, sftRng, lr);
     }
-    probe = (await evaluate(policy, probeTasks)).rate;
-    log(`SFT step ${step}: probe success ${pct(probe)} (${(cpuSeconds() - sftStart).toFixed(0)} CPU s)`);
-    if (probe >= config.startBand[0]) break;
+    const rate = (await evaluate(policy, data.probeTasks)).rate;
+    log(`SFT step ${step}: probe success ${pct(rate)}`);
+    if (probes.every((p) => rate > p.rate)) await policy.saveState(startDir);
+    probes.push({ step, rate });
+    if (rate >= config.startBand[0]) break;
   }
-  const startDir = startArg ?? join(tmpdir(), `pilotrl-rl-vs-sft-${process.pid}`);
-  if (startArg === undefined) await policy.saveState(startDir);
+  const chosen = probes.reduce<{ step: number; rate: number } | undefined>(
+    (best, p) => (best === undefined || p.rate > best.rate ? p : best),
+    undefined,
+  );
+  await policy.loadState(startDir);
   log(`start checkpoint in ${startDir}`);
-  const start = await evaluate(policy, evalTasks);
-  log(`start checkpoint (${startArg ?? `SFT step ${step}`}): held-out ${evalString(start)}`);
+  const start = await evaluate(policy, data.evalTasks);
+  log(`start checkpoint (${startArg ?? `SFT step ${chosen?.step}`}): held-out ${evalString(start)}`);
+  policy.dispose();
 
-  // 2. RL and continued SFT from the checkpoint, per seed, for the same CPU time.
-  const runs: {
-    seed: number;
-    rl: Evaluation & { cpu: number; iterations: number; tokens: number; rolloutSuccess: number[] };
-    sft: Evaluation & { cpu: number; steps: number; tokens: number };
-  }[] = [];
-  // 3. Summary, rewritten after every seed so a cut-short run still leaves its numbers.
+  // 2. RL and continued SFT from the checkpoint, per seed, in child processes.
+  const results: ArmResult[] = [];
+  // 3. Summary, rewritten after every job so a cut-short run still leaves its numbers.
   const summarize = () => {
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const rlGain = mean(runs.map((r) => r.rl.rate - start.rate));
-    const sftGain = mean(runs.map((r) => r.sft.rate - start.rate));
-    const pooled = (arm: 'rl' | 'sft') => {
-      const successes = runs.reduce((n, r) => n + r[arm].successes, 0);
-      const episodes = runs.reduce((n, r) => n + r[arm].episodes, 0);
-      return { rate: successes / episodes, ci95: wilsonInterval(successes, episodes) };
+    const seeds = config.seeds.filter(
+      (seed) =>
+        results.some((r) => r.seed === seed && r.arm === 'rl') &&
+        results.some((r) => r.seed === seed && r.arm === 'sft'),
+    );
+    const arm = (name: 'rl' | 'sft') => results.filter((r) => r.arm === name && seeds.includes(r.seed));
+    const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+    const gain = (name: 'rl' | 'sft') => mean(arm(name).map((r) => r.rate - start.rate));
+    const pooled = (name: 'rl' | 'sft') => {
+      const successes = arm(name).reduce((n, r) => n + r.successes, 0);
+      const episodes = arm(name).reduce((n, r) => n + r.episodes, 0);
+      return {
+        rate: successes / Math.max(1, episodes),
+        ci95: wilsonInterval(successes, Math.max(1, episodes)),
+      };
     };
-    const goalMet = rlGain >= 0.1 && sftGain < rlGain;
+    const rlGain = gain('rl');
+    const sftGain = gain('sft');
+    const inBand = start.rate >= config.startBand[0] && start.rate <= config.startBand[1];
+    const goalMet = seeds.length === config.seeds.length && inBand && rlGain >= 0.1 && sftGain < rlGain;
+    const row = (r: ArmResult) =>
+      `| ${r.arm === 'rl' ? 'RL' : 'more SFT'} | ${r.seed} | ${pct(r.rate)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${r.cpu.toFixed(0)} | ${r.work} ${r.arm === 'rl' ? 'updates' : 'steps'} | ${r.tokens} |`;
+    const command = ['pnpm --filter @pilotrl/optim bench:rl-vs-sft', ...process.argv.slice(2)].join(' ');
     const lines = [
       '# RL vs. more SFT on generated ALFWorld tasks',
       '',
-      `Command: \`pnpm --filter @pilotrl/optim bench:rl-vs-sft${quick ? ' --quick' : ''}${budgetArg ? ` ${budgetArg}` : ''}${startArg !== undefined ? ` --start=${startArg}` : ''}\` (${new Date().toISOString().slice(0, 16)}Z, wall ${((Date.now() - wallStart) / 60_000).toFixed(1)} min, backend ${policy.backend.choice}, shared 2-core machine).`,
+      `Command: \`${command}\` (${new Date().toISOString().slice(0, 16)}Z, wall ${((Date.now() - wallStart) / 60_000).toFixed(1)} min, backend ${backend}, ${config.jobs} jobs at a time on a shared ${availableParallelism()}-core machine).`,
       '',
-      `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${policy.parameterCount()} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy.`,
+      `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${parameters} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy.`,
       '',
-      `Start: SFT on ${datums.length} oracle steps of ${trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}) until a ${config.probeTasks}-task probe (valid_seen tasks 10000+, disjoint from the evaluation) reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run of this script)` : `: ${step} steps, probe ${pct(probe)}`}.`,
+      `Start: SFT on ${data.datums.length} oracle steps of ${data.trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}), probing every ${config.sft.probeEvery} steps on ${2 * config.probePerSplit} held-out tasks (valid_seen and valid_unseen from 10000, disjoint from the evaluation), until a probe reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run)` : `: probes ${probes.map((p) => `${p.step}→${pct(p.rate)}`).join(', ')}; start = step ${chosen?.step}`}.`,
       '',
-      `Budget: ${config.budget} CPU seconds (process user+system time) per arm and seed; RL's budget includes its rollouts. Evaluation: ${evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen), seeds ${runs.map((r) => r.seed).join(', ')} of ${config.seeds.join(', ')}.`,
+      `Budget: ${config.budget} CPU seconds (process user+system time) per arm and seed; RL's budget includes its rollouts. Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen), seeds ${seeds.join(', ')} of ${config.seeds.join(', ')}.`,
       '',
-      `RL: ${config.rl.tasksPerIteration} tasks × ${config.rl.groupSize} rollouts per update at temperature ${config.rl.temperature}, turn-level advantages (step weight 1, γ 0.95), PPO clip 0.2/0.28, ${config.rl.update.minibatches} minibatches, Adam lr ${config.rl.update.adam.learningRate}, SFT anchor coefficient ${config.rl.update.anchorCoef} on ${config.rl.anchorDemos} demonstrations per step. Continued SFT: same demonstrations, constant lr ${config.sft.learningRate}.`,
+      `RL: ${config.rl.tasksPerIteration} train tasks (of the ${data.trainTasks.length} demonstrated) × ${config.rl.groupSize} rollouts per update at temperature ${config.rl.temperature}, turn-level advantages (step weight 1, γ 0.95), PPO clip 0.2/0.28 on the constrained-decoding logprobs (sampler logprobs as old logprobs), ${config.rl.update.aggregation}, ${config.rl.update.minibatches} minibatches, Adam lr ${config.rl.update.adam.learningRate}, SFT anchor coefficient ${config.rl.update.anchorCoef} on ${config.rl.anchorDemos} demonstrations per step. Continued SFT: same demonstrations, constant lr ${config.sft.learningRate}.`,
       '',
       '| arm | seed | held-out success [95% CI] | gain vs start | CPU s | work | forward/backward tokens |',
       '| --- | --- | --- | --- | --- | --- | --- |',
-      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | — | ${startArg !== undefined ? 'loaded checkpoint' : `${step} SFT steps`} | — |`,
-      ...runs.flatMap((r) => [
-        `| RL | ${r.seed} | ${pct(r.rl.rate)} [${pct(r.rl.ci95.low)}, ${pct(r.rl.ci95.high)}] | ${(100 * (r.rl.rate - start.rate)).toFixed(1)} | ${r.rl.cpu.toFixed(0)} | ${r.rl.iterations} updates | ${r.rl.tokens} |`,
-        `| more SFT | ${r.seed} | ${pct(r.sft.rate)} [${pct(r.sft.ci95.low)}, ${pct(r.sft.ci95.high)}] | ${(100 * (r.sft.rate - start.rate)).toFixed(1)} | ${r.sft.cpu.toFixed(0)} | ${r.sft.steps} steps | ${r.sft.tokens} |`,
-      ]),
+      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | — | ${startArg !== undefined ? 'loaded checkpoint' : `${chosen?.step} SFT steps`} | — |`,
+      ...seeds.flatMap((seed) =>
+        arm('rl')
+          .filter((r) => r.seed === seed)
+          .concat(arm('sft').filter((r) => r.seed === seed))
+          .map(row),
+      ),
       '',
-      `Pooled over seeds: RL ${pct(pooled('rl').rate)} [${pct(pooled('rl').ci95.low)}, ${pct(pooled('rl').ci95.high)}], more SFT ${pct(pooled('sft').rate)} [${pct(pooled('sft').ci95.low)}, ${pct(pooled('sft').ci95.high)}]. Mean gain: RL ${(100 * rlGain).toFixed(1)} points, more SFT ${(100 * sftGain).toFixed(1)} points. Goal (RL ≥ +10 points and more than continued SFT): ${goalMet ? 'met' : 'not met'}.`,
+      `Pooled over seeds: RL ${pct(pooled('rl').rate)} [${pct(pooled('rl').ci95.low)}, ${pct(pooled('rl').ci95.high)}], more SFT ${pct(pooled('sft').rate)} [${pct(pooled('sft').ci95.low)}, ${pct(pooled('sft').ci95.high)}]. Mean gain: RL ${(100 * rlGain).toFixed(1)} points, more SFT ${(100 * sftGain).toFixed(1)} points. Start in the ${pct(config.startBand[0])}-${pct(config.startBand[1])} band: ${inBand ? 'yes' : 'no'}. Goal (start in band, RL ≥ +10 points and more than continued SFT, all seeds): ${goalMet ? 'met' : 'not met'}.`,
       '',
       '```json',
       JSON.stringify(
-        { config, quick, start: { ...start, sftSteps: step, probe }, runs, rlGain, sftGain, goalMet },
+        { config, quick, start: { ...start, probes, step: chosen?.step }, results, rlGain, sftGain, goalMet },
         null,
         1,
       ),
@@ -221,59 +371,12 @@ async function main() {
     console.log(lines.slice(0, lines.indexOf('```json')).join('\n'));
     log(`wrote ${out}`);
   };
-  for (const seed of config.seeds) {
-    await policy.loadState(startDir);
-    const update = createUpdateStep({ ...config.rl.update, seed });
-    const rng = createRng(`rl-vs-sft/rl/${seed}`);
-    const rlStart = cpuSeconds();
-    let iterations = 0;
-    let rlTokens = 0;
-    const rolloutSuccess: number[] = [];
-    while (cpuSeconds() - rlStart < config.budget) {
-      const tasks = Array.from({ length: config.rl.tasksPerIteration }, () => rng.pick(trainTasks));
-      const episodes = await play(policy, tasks, {
-        groupSize: config.rl.groupSize,
-        temperature: config.rl.temperature,
-        maxSteps: config.maxSteps,
-        seed: seed * 100_000 + iterations,
-      });
-      const anchor = Array.from({ length: config.rl.anchorDemos }, () => rng.pick(datums));
-      const { metrics } = await update(policy, episodes, { anchor });
-      const success = episodes.filter((e) => e.won).length / episodes.length;
-      rolloutSuccess.push(success);
-      rlTokens += episodes.reduce(
-        (n, e) => n + e.turns.reduce((m, t) => m + t.generations[0]!.tokenIds.length, 0),
-        0,
-      );
-      iterations++;
-      log(
-        `seed ${seed} RL iter ${iterations}: rollout success ${pct(success)}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}, clipfrac ${(metrics['losses/clipfrac'] ?? 0).toFixed(3)} (${(cpuSeconds() - rlStart).toFixed(0)} CPU s)`,
-      );
-    }
-    const rlCpu = cpuSeconds() - rlStart;
-    const rlEval = await evaluate(policy, evalTasks);
-    log(`seed ${seed} RL after ${iterations} iterations: held-out ${evalString(rlEval)}`);
-
-    await policy.loadState(startDir);
-    const sftRngSeed = createRng(`rl-vs-sft/sft/${seed}`);
-    const moreStart = cpuSeconds();
-    let steps = 0;
-    let sftTokens = 0;
-    while (cpuSeconds() - moreStart < config.budget) {
-      sftTokens += await sftStep(policy, datums, sftRngSeed, config.sft.learningRate);
-      steps++;
-    }
-    const sftCpu = cpuSeconds() - moreStart;
-    const sftEval = await evaluate(policy, evalTasks);
-    log(`seed ${seed} continued SFT after ${steps} steps: held-out ${evalString(sftEval)}`);
-    runs.push({
-      seed,
-      rl: { ...rlEval, cpu: rlCpu, iterations, tokens: rlTokens, rolloutSuccess },
-      sft: { ...sftEval, cpu: sftCpu, steps, tokens: sftTokens },
-    });
-    summarize();
-  }
+  await runJobs(startDir, (result) => {
+    results.push(result);
+    if (results.filter((r) => r.seed === result.seed).length === 2) summarize();
+  });
   if (startArg === undefined) rmSync(startDir, { recursive: true, force: true });
 }
 
-await main();
+if (jobArg !== undefined) await runJob(jobArg, startArg!, flag('result')!);
+else await main();
