@@ -94,6 +94,10 @@ export function toGeneration(kind: Generation['kind'], result: GenerateResult): 
     logprobs: [...new Array<number>(prompt).fill(0), ...result.logprobs],
     policyVersion: result.policyVersion,
     finishReason: result.finishReason,
+    // Constrained decoding's logprobs are normalised over these sets; a trainer needs them too.
+    ...(result.allowedTokenIds !== undefined
+      ? { allowedTokenIds: [...new Array<null>(prompt).fill(null), ...result.allowedTokenIds] }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 // comes from a view that tracks what the policy should see, decoding is constrained to the
 // admissible commands (so every action is valid and its logprob exact), and a win is reward 1.
 // Short prompts keep a small model's learning within a test's or a benchmark's time.
+import { toGeneration } from '@pilotrl/agent';
 import {
   EPISODE_FORMAT_VERSION,
   type Episode,
@@ -85,23 +86,7 @@ export async function choiceRollout(policy: Policy, options: ChoiceRolloutOption
         // The prompt is the state the policy acted from, so the turn-level estimator groups on it.
         observation: prompts[i]!,
         admissibleActions: slot.actions,
-        generations: [
-          {
-            kind: 'act',
-            text: result.text,
-            tokenIds: [...result.promptTokenIds, ...result.tokenIds],
-            lossMask: [
-              ...result.promptTokenIds.map(() => 0 as const),
-              ...result.tokenIds.map(() => 1 as const),
-            ],
-            logprobs: [...result.promptTokenIds.map(() => 0), ...result.logprobs],
-            ...(result.allowedTokenIds !== undefined
-              ? { allowedTokenIds: [...result.promptTokenIds.map(() => null), ...result.allowedTokenIds] }
-              : {}),
-            policyVersion: result.policyVersion,
-            finishReason: result.finishReason,
-          },
-        ],
+        generations: [toGeneration('act', result)],
         thought: null,
         action: result.text,
         formatError: null,
