@@ -14,16 +14,30 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { wilsonInterval } from '@pilotrl/agent';
-import { type ChatMessage, createRng, type Datum, type Rng, type TaskRef } from '@pilotrl/core';
-import { sftDatum, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
+import { createRng } from '@pilotrl/core';
+import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../src/index';
-import { demonstrations, play, taskSource } from './rl-vs-sft/alfworld-play';
+import { play, taskSource } from './rl-vs-sft/alfworld-play';
+import {
+  type BenchData,
+  cpuSeconds,
+  type Evaluation,
+  evalString,
+  evaluate,
+  loadData,
+  log,
+  pct,
+  sftStep,
+} from './rl-vs-sft/harness';
 
 const flag = (name: string) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
 const quick = process.argv.includes('--quick');
 /** A start checkpoint written by an earlier run (its path is logged), to skip the first SFT. */
 const startArg = flag('start');
+/** RL's tasks: fresh generated train tasks (default), or the demonstrated ones (`demo`). */
+const rlTasks = flag('rl-tasks') ?? 'fresh';
+if (rlTasks !== 'fresh' && rlTasks !== 'demo') throw new Error('--rl-tasks must be fresh or demo');
 /** Set in the processes that run one arm of one seed. */
 const jobArg = flag('job');
 
@@ -49,6 +63,11 @@ const config = {
   budget: Number(flag('budget') ?? (quick ? 30 : 600)),
   jobs: Number(flag('jobs') ?? availableParallelism()),
   rl: {
+    /**
+     * Where RL's tasks come from: `fresh` generated train tasks (from 100000, none of them
+     * demonstrated), or the `demo` tasks of the SFT data.
+     */
+    tasks: rlTasks,
     tasksPerIteration: quick ? 4 : 8,
     groupSize: 8,
     temperature: 1,
@@ -70,21 +89,6 @@ const config = {
   },
 } as const;
 
-const cpuSeconds = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-};
-const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-
-interface Evaluation {
-  successes: number;
-  episodes: number;
-  rate: number;
-  ci95: { low: number; high: number };
-  perSplit: Record<string, number>;
-}
-
 interface ArmResult extends Evaluation {
   arm: 'rl' | 'sft';
   seed: number;
@@ -97,86 +101,29 @@ interface ArmResult extends Evaluation {
   rolloutSuccess?: number[];
 }
 
-async function evaluate(policy: TfjsPolicy, tasks: readonly TaskRef[]): Promise<Evaluation> {
-  const episodes = await play(policy, tasks, {
-    groupSize: 1,
-    temperature: 0,
-    maxSteps: config.maxSteps,
-    seed: 0,
-  });
-  const successes = episodes.filter((e) => e.won).length;
-  const perSplit: Record<string, number> = {};
-  for (const split of new Set(tasks.map((t) => t.split))) {
-    const own = episodes.filter((e) => e.split === split);
-    perSplit[split] = own.filter((e) => e.won).length / own.length;
-  }
-  return {
-    successes,
-    episodes: episodes.length,
-    rate: successes / episodes.length,
-    ci95: wilsonInterval(successes, episodes.length),
-    perSplit,
-  };
-}
-
-const evalString = (e: Evaluation) =>
-  `${pct(e.rate)} [${pct(e.ci95.low)}, ${pct(e.ci95.high)}] (${e.successes}/${e.episodes}; ${Object.entries(
-    e.perSplit,
-  )
-    .map(([split, rate]) => `${split} ${pct(rate)}`)
-    .join(', ')})`;
-
-/** One SFT step on a random batch; returns the trained token count. */
-async function sftStep(policy: TfjsPolicy, datums: readonly Datum[], rng: Rng, learningRate: number) {
-  const batch = Array.from({ length: config.sft.batchSize }, () => rng.pick(datums));
-  const count = batch.reduce((n, d) => n + d.weights.filter((w) => w !== 0).length, 0);
-  await policy.forwardBackward(
-    batch.map((d) => ({ ...d, weights: d.weights.map((w) => w / count) })),
-    'cross_entropy',
-  );
-  await policy.optimStep({ learningRate, beta2: 0.95, weightDecay: 0.01, gradClipNorm: 1 });
-  return batch.reduce((n, d) => n + d.tokenIds.length, 0);
-}
-
-/** The demonstration tasks, their SFT datums and the held-out task sets, the same in every process. */
-async function loadData(tokenizer?: Tokenizer) {
-  const trainTasks = await taskSource.tasks('train', { limit: config.demoTasks });
-  const demos = await demonstrations(trainTasks, config.maxSteps);
-  const heldOut = async (offset: number, perSplit: number) => [
-    ...(await taskSource.tasks('valid_seen', { offset, limit: perSplit })),
-    ...(await taskSource.tasks('valid_unseen', { offset, limit: perSplit })),
-  ];
-  const vocabulary =
-    tokenizer ??
-    Tokenizer.train(
-      demos.flatMap((d) => [
-        (d.prompt as readonly ChatMessage[]).map((m) => m.content).join('\n'),
-        d.response as string,
-      ]),
-      { vocabSize: config.vocabSize },
-    );
-  const datums = demos
-    .map((d) => sftDatum(vocabulary, d))
-    .filter((d) => d.tokenIds.length < config.model.contextLength);
-  return {
-    trainTasks,
-    datums,
-    tokenizer: vocabulary,
-    probeTasks: await heldOut(10_000, config.probePerSplit),
-    evalTasks: await heldOut(0, config.evalPerSplit),
-  };
-}
+const dataOptions = {
+  demoTasks: config.demoTasks,
+  probePerSplit: config.probePerSplit,
+  evalPerSplit: config.evalPerSplit,
+  maxSteps: config.maxSteps,
+  vocabSize: config.vocabSize,
+  contextLength: config.model.contextLength,
+};
 
 /** RL from the start checkpoint for the budget; the policy is left trained. */
-async function trainRl(policy: TfjsPolicy, seed: number, data: Awaited<ReturnType<typeof loadData>>) {
+async function trainRl(policy: TfjsPolicy, seed: number, data: BenchData) {
   const update = createUpdateStep({ ...config.rl.update, seed });
   const rng = createRng(`rl-vs-sft/rl/${seed}`);
+  const pool =
+    config.rl.tasks === 'demo'
+      ? data.trainTasks
+      : await taskSource.tasks('train', { offset: 100_000, limit: 5_000 });
   const start = cpuSeconds();
   let iterations = 0;
   let tokens = 0;
   const rolloutSuccess: number[] = [];
   while (cpuSeconds() - start < config.budget) {
-    const tasks = Array.from({ length: config.rl.tasksPerIteration }, () => rng.pick(data.trainTasks));
+    const tasks = Array.from({ length: config.rl.tasksPerIteration }, () => rng.pick(pool));
     const episodes = await play(policy, tasks, {
       groupSize: config.rl.groupSize,
       temperature: config.rl.temperature,
@@ -200,13 +147,13 @@ async function trainRl(policy: TfjsPolicy, seed: number, data: Awaited<ReturnTyp
 }
 
 /** Continued SFT from the start checkpoint for the budget, at the SFT learning rate. */
-async function trainSft(policy: TfjsPolicy, seed: number, data: Awaited<ReturnType<typeof loadData>>) {
+async function trainSft(policy: TfjsPolicy, seed: number, data: BenchData) {
   const rng = createRng(`rl-vs-sft/sft/${seed}`);
   const start = cpuSeconds();
   let steps = 0;
   let tokens = 0;
   while (cpuSeconds() - start < config.budget) {
-    tokens += await sftStep(policy, data.datums, rng, config.sft.learningRate);
+    tokens += await sftStep(policy, data.datums, rng, config.sft);
     steps++;
   }
   return { cpu: cpuSeconds() - start, work: steps, tokens };
@@ -217,9 +164,9 @@ async function runJob(spec: string, startDir: string, resultFile: string) {
   const [arm, seedText] = spec.split(':') as ['rl' | 'sft', string];
   const seed = Number(seedText);
   const policy = await TfjsPolicy.load(startDir);
-  const data = await loadData(policy.tokenizer);
+  const data = await loadData(policy.tokenizer, dataOptions);
   const trained = arm === 'rl' ? await trainRl(policy, seed, data) : await trainSft(policy, seed, data);
-  const evaluation = await evaluate(policy, data.evalTasks);
+  const evaluation = await evaluate(policy, data.evalTasks, config.maxSteps);
   log(
     `seed ${seed} ${arm === 'rl' ? 'RL' : 'continued SFT'} after ${trained.work} ${arm === 'rl' ? 'updates' : 'steps'}: held-out ${evalString(evaluation)}`,
   );
@@ -244,7 +191,7 @@ async function runJobs(startDir: string, onResult: (result: ArmResult) => void) 
         `--job=${spec}`,
         `--start=${startDir}`,
         `--result=${file}`,
-        ...process.argv.slice(2).filter((arg) => /^--(quick|budget=)/.test(arg)),
+        ...process.argv.slice(2).filter((arg) => /^--(quick|budget=|rl-tasks=)/.test(arg)),
       ];
       const child = execFileAsync(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
       child.child.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
@@ -266,7 +213,7 @@ async function main() {
     `mode ${quick ? 'quick' : 'full'}; budget ${config.budget} CPU s per arm and seed; ${config.jobs} jobs at a time`,
   );
   const loaded = startArg !== undefined ? await TfjsPolicy.load(startArg) : undefined;
-  const data = await loadData(loaded?.tokenizer);
+  const data = await loadData(loaded?.tokenizer, dataOptions);
   const policy = loaded ?? (await TfjsPolicy.create({ tokenizer: data.tokenizer, model: config.model }));
   const parameters = policy.parameterCount();
   const backend = policy.backend.choice;
@@ -282,9 +229,9 @@ async function main() {
   while (startArg === undefined && step < config.sft.maxSteps) {
     for (let i = 0; i < config.sft.probeEvery; i++, step++) {
       const lr = config.sft.learningRate * Math.min(1, (step + 1) / config.sft.warmupSteps);
-      await sftStep(policy, data.datums, sftRng, lr);
+      await sftStep(policy, data.datums, sftRng, { ...config.sft, learningRate: lr });
     }
-    const rate = (await evaluate(policy, data.probeTasks)).rate;
+    const rate = (await evaluate(policy, data.probeTasks, config.maxSteps)).rate;
     log(`SFT step ${step}: probe success ${pct(rate)}`);
     if (probes.every((p) => rate > p.rate)) await policy.saveState(startDir);
     probes.push({ step, rate });
@@ -296,7 +243,7 @@ async function main() {
   );
   await policy.loadState(startDir);
   log(`start checkpoint in ${startDir}`);
-  const start = await evaluate(policy, data.evalTasks);
+  const start = await evaluate(policy, data.evalTasks, config.maxSteps);
   log(`start checkpoint (${startArg ?? `SFT step ${chosen?.step}`}): held-out ${evalString(start)}`);
   policy.dispose();
 
@@ -338,7 +285,7 @@ async function main() {
       '',
       `Budget: ${config.budget} CPU seconds (process user+system time) per arm and seed; RL's budget includes its rollouts. Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen), seeds ${seeds.join(', ')} of ${config.seeds.join(', ')}.`,
       '',
-      `RL: ${config.rl.tasksPerIteration} train tasks (of the ${data.trainTasks.length} demonstrated) × ${config.rl.groupSize} rollouts per update at temperature ${config.rl.temperature}, turn-level advantages (step weight 1, γ 0.95), PPO clip 0.2/0.28 on the constrained-decoding logprobs (sampler logprobs as old logprobs), ${config.rl.update.aggregation}, ${config.rl.update.minibatches} minibatches, Adam lr ${config.rl.update.adam.learningRate}, SFT anchor coefficient ${config.rl.update.anchorCoef} on ${config.rl.anchorDemos} demonstrations per step. Continued SFT: same demonstrations, constant lr ${config.sft.learningRate}.`,
+      `RL: ${config.rl.tasksPerIteration} train tasks (${config.rl.tasks === 'demo' ? `of the ${data.trainTasks.length} demonstrated` : 'fresh generated ones, none demonstrated'}) × ${config.rl.groupSize} rollouts per update at temperature ${config.rl.temperature}, turn-level advantages (step weight 1, γ 0.95), PPO clip 0.2/0.28 on the constrained-decoding logprobs (sampler logprobs as old logprobs), ${config.rl.update.aggregation}, ${config.rl.update.minibatches} minibatches, Adam lr ${config.rl.update.adam.learningRate}, SFT anchor coefficient ${config.rl.update.anchorCoef} on ${config.rl.anchorDemos} demonstrations per step. Continued SFT: same demonstrations, constant lr ${config.sft.learningRate}.`,
       '',
       '| arm | seed | held-out success [95% CI] | gain vs start | CPU s | work | forward/backward tokens |',
       '| --- | --- | --- | --- | --- | --- | --- |',

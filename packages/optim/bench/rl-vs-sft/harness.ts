@@ -1,0 +1,125 @@
+// Pieces shared by the rl-vs-sft benchmark and its exploration driver: the data (demonstrations,
+// held-out probe and evaluation tasks), greedy evaluation with Wilson intervals, one SFT step,
+// and CPU-time and log helpers.
+import { wilsonInterval } from '@pilotrl/agent';
+import type { ChatMessage, Datum, Rng, TaskRef } from '@pilotrl/core';
+import { sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
+import { demonstrations, play, taskSource } from './alfworld-play';
+
+export const cpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+export const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+export interface DataOptions {
+  /** Train tasks with oracle demonstrations (the SFT data; RL draws its tasks from them too). */
+  demoTasks: number;
+  /** Probe tasks per split (valid_seen and valid_unseen from 10000, disjoint from the evaluation). */
+  probePerSplit: number;
+  /** Evaluation tasks per split (valid_seen and valid_unseen from 0). */
+  evalPerSplit: number;
+  maxSteps: number;
+  vocabSize: number;
+  contextLength: number;
+}
+
+export const fullData: DataOptions = {
+  demoTasks: 300,
+  probePerSplit: 50,
+  evalPerSplit: 100,
+  maxSteps: 25,
+  vocabSize: 400,
+  contextLength: 512,
+};
+
+export type BenchData = Awaited<ReturnType<typeof loadData>>;
+
+/** The same tasks and demonstrations in every process; a tokenizer is trained unless given. */
+export async function loadData(tokenizer?: Tokenizer, options: DataOptions = fullData) {
+  const trainTasks = await taskSource.tasks('train', { limit: options.demoTasks });
+  const demos = await demonstrations(trainTasks, options.maxSteps);
+  const heldOut = async (offset: number, perSplit: number) => [
+    ...(await taskSource.tasks('valid_seen', { offset, limit: perSplit })),
+    ...(await taskSource.tasks('valid_unseen', { offset, limit: perSplit })),
+  ];
+  const vocabulary =
+    tokenizer ??
+    Tokenizer.train(
+      demos.flatMap((d) => [
+        (d.prompt as readonly ChatMessage[]).map((m) => m.content).join('\n'),
+        d.response as string,
+      ]),
+      { vocabSize: options.vocabSize },
+    );
+  const datums = demos
+    .map((d) => sftDatum(vocabulary, d))
+    .filter((d) => d.tokenIds.length < options.contextLength);
+  return {
+    trainTasks,
+    datums,
+    tokenizer: vocabulary,
+    probeTasks: await heldOut(10_000, options.probePerSplit),
+    evalTasks: await heldOut(0, options.evalPerSplit),
+  };
+}
+
+export interface Evaluation {
+  successes: number;
+  episodes: number;
+  rate: number;
+  ci95: { low: number; high: number };
+  perSplit: Record<string, number>;
+}
+
+/** Greedy success over `tasks`, one episode each. */
+export async function evaluate(
+  policy: TfjsPolicy,
+  tasks: readonly TaskRef[],
+  maxSteps = 25,
+): Promise<Evaluation> {
+  const episodes = await play(policy, tasks, { groupSize: 1, temperature: 0, maxSteps, seed: 0 });
+  const successes = episodes.filter((e) => e.won).length;
+  const perSplit: Record<string, number> = {};
+  for (const split of new Set(tasks.map((t) => t.split))) {
+    const own = episodes.filter((e) => e.split === split);
+    perSplit[split] = own.filter((e) => e.won).length / own.length;
+  }
+  return {
+    successes,
+    episodes: episodes.length,
+    rate: successes / episodes.length,
+    ci95: wilsonInterval(successes, episodes.length),
+    perSplit,
+  };
+}
+
+export const evalString = (e: Evaluation) =>
+  `${pct(e.rate)} [${pct(e.ci95.low)}, ${pct(e.ci95.high)}] (${e.successes}/${e.episodes}; ${Object.entries(
+    e.perSplit,
+  )
+    .map(([split, rate]) => `${split} ${pct(rate)}`)
+    .join(', ')})`;
+
+export interface SftSettings {
+  batchSize: number;
+  learningRate: number;
+}
+
+/** One SFT step (token-mean cross-entropy) on a random batch; returns the batch's token count. */
+export async function sftStep(policy: TfjsPolicy, datums: readonly Datum[], rng: Rng, settings: SftSettings) {
+  const batch = Array.from({ length: settings.batchSize }, () => rng.pick(datums));
+  const count = batch.reduce((n, d) => n + d.weights.filter((w) => w !== 0).length, 0);
+  await policy.forwardBackward(
+    batch.map((d) => ({ ...d, weights: d.weights.map((w) => w / count) })),
+    'cross_entropy',
+  );
+  await policy.optimStep({
+    learningRate: settings.learningRate,
+    beta2: 0.95,
+    weightDecay: 0.01,
+    gradClipNorm: 1,
+  });
+  return batch.reduce((n, d) => n + d.tokenIds.length, 0);
+}
