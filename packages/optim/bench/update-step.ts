@@ -1,6 +1,7 @@
 // Time of one update step per algorithm on a fixed batch: 64 corridor episodes (8 tasks × 8
 // samples) played once by a seeded d64/L2 tfjs policy, then for each estimator a fresh copy of
-// that policy takes one update (forward pass for old logprobs, one forwardBackward, one optimStep).
+// that policy takes one update (forward pass for old logprobs, one forwardBackward, one optimStep;
+// a last row takes the sampler's logprobs instead of the forward pass).
 // Also times the estimators alone on a large synthetic batch, to show they are not the cost.
 import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
@@ -45,24 +46,34 @@ console.log(
   `batch: ${episodes.length} episodes, ${generations} generations, ${tokens} tokens; backend ${player.backend.choice}`,
 );
 
+// The batch's generations carry the allowed ids of their constrained decoding, so the sampler's
+// logprobs are exact old logprobs and the last row skips the forward pass.
+const variants = [
+  ...ESTIMATORS.map((estimator) => ({ name: estimator, estimator, oldLogprobs: 'recompute' as const })),
+  { name: 'turn-level, sampler logprobs', estimator: 'turn-level', oldLogprobs: 'sampler' as const },
+];
 const results: { name: string; ms: number }[] = [];
-for (const estimator of ESTIMATORS) {
+for (const { name, estimator, oldLogprobs } of variants) {
   const times: number[] = [];
   for (let r = 0; r < REPEATS; r++) {
     const policy = await makePolicy(estimator === 'gae');
-    const update = createUpdateStep({ estimator, adam: { learningRate: 1e-3, gradClipNorm: 1 } });
+    const update = createUpdateStep({
+      estimator,
+      oldLogprobs,
+      adam: { learningRate: 1e-3, gradClipNorm: 1 },
+    });
     const start = performance.now();
     await update(policy, episodes);
     times.push(performance.now() - start);
     policy.dispose();
   }
   times.sort((a, b) => a - b);
-  results.push({ name: estimator, ms: times[Math.floor(times.length / 2)]! });
+  results.push({ name, ms: times[Math.floor(times.length / 2)]! });
 }
 const base = results[0]!.ms;
 console.log('\nupdate step (median of 3; forward + forwardBackward + optimStep):');
 for (const { name, ms } of results) {
-  console.log(`  ${name.padEnd(12)} ${ms.toFixed(0).padStart(6)} ms   ×${(ms / base).toFixed(2)} of grpo`);
+  console.log(`  ${name.padEnd(30)} ${ms.toFixed(0).padStart(6)} ms   ×${(ms / base).toFixed(2)} of grpo`);
 }
 
 // Estimators alone: 1,024 episodes of 25 turns, 40 tokens per generation.
