@@ -180,17 +180,20 @@ export class TfjsPolicy {
     }
     for (const chunk of chunks(constrained, this.maxBatch)) {
       options.signal?.throwIfAborted();
-      for (const i of chunk) this.resolveChoices(resolved[i]!, prompts[i]!, `generate request ${i}`);
+      const candidates = chunk.map((i) => this.choiceTokens(resolved[i]!.choices!));
+      chunk.forEach((i, k) => {
+        this.checkChoicesFit(prompts[i]!, candidates[k]!, `generate request ${i}`);
+      });
       const scores = scoreCandidates(
         this.model,
-        chunk.map((i) => ({
+        chunk.map((i, k) => ({
           prompt: prompts[i]!,
-          candidates: this.choiceTokens(resolved[i]!.choices!),
+          candidates: candidates[k]!,
           temperature: resolved[i]!.temperature,
         })),
       );
       chunk.forEach((i, k) => {
-        results[i] = this.choiceResult(resolved[i]!, prompts[i]!, scores[k]!, rngs[i]!);
+        results[i] = this.choiceResult(resolved[i]!, prompts[i]!, candidates[k]!, scores[k]!, rngs[i]!);
       });
     }
     return results;
@@ -252,8 +255,8 @@ export class TfjsPolicy {
     return choices.map((choice) => [...this.tokenizer.encode(choice), END_ID]);
   }
 
-  private resolveChoices(request: ResolvedGenerateRequest, prompt: readonly number[], where: string): void {
-    const length = packedLength({ prompt, candidates: this.choiceTokens(request.choices!) });
+  private checkChoicesFit(prompt: readonly number[], candidates: readonly number[][], where: string): void {
+    const length = packedLength({ prompt, candidates });
     if (length > this.model.config.contextLength) {
       throw new InvalidArgumentError(
         `${where}: prompt + choices pack to ${length} tokens but the context holds ${this.model.config.contextLength}; offer fewer choices or a shorter prompt`,
@@ -275,6 +278,7 @@ export class TfjsPolicy {
   private choiceResult(
     request: ResolvedGenerateRequest,
     prompt: readonly number[],
+    candidates: readonly number[][],
     scores: CandidateScores,
     rng: Rng,
   ): GenerateResult {
@@ -293,7 +297,6 @@ export class TfjsPolicy {
     } else {
       index = rng.weightedIndex(logprobs.map((lp, i) => (distinct[i] ? Math.exp(lp) : 0)));
     }
-    const candidates = this.choiceTokens(choices);
     return {
       text: choices[index]!,
       tokenIds: candidates[index]!,
