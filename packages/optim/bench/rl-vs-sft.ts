@@ -2,7 +2,8 @@
 // demonstrations until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
 // (a) RL (turn-level advantages, PPO clip-higher on the exact constrained-decoding logprobs) and
 // (b) continued SFT each get the same budget of process CPU seconds, and both are evaluated
-// greedily on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs. Every (arm, seed) runs
+// on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs: greedily (the goal's measure) and
+// sampled at temperature 1 (the policy RL optimises). Every (arm, seed) runs
 // in its own process, `--jobs` at a time; CPU-second budgets keep the arms' compute equal however
 // the processes share the cores.
 //
@@ -99,6 +100,8 @@ interface ArmResult extends Evaluation {
   tokens: number;
   /** RL only: success of each update's rollouts. */
   rolloutSuccess?: number[];
+  /** The same tasks played at temperature 1. */
+  sampled: Evaluation;
 }
 
 const dataOptions = {
@@ -167,10 +170,11 @@ async function runJob(spec: string, startDir: string, resultFile: string) {
   const data = await loadData(policy.tokenizer, dataOptions);
   const trained = arm === 'rl' ? await trainRl(policy, seed, data) : await trainSft(policy, seed, data);
   const evaluation = await evaluate(policy, data.evalTasks, config.maxSteps);
+  const sampled = await evaluate(policy, data.evalTasks, config.maxSteps, 1);
   log(
-    `seed ${seed} ${arm === 'rl' ? 'RL' : 'continued SFT'} after ${trained.work} ${arm === 'rl' ? 'updates' : 'steps'}: held-out ${evalString(evaluation)}`,
+    `seed ${seed} ${arm === 'rl' ? 'RL' : 'continued SFT'} after ${trained.work} ${arm === 'rl' ? 'updates' : 'steps'}: held-out ${evalString(evaluation)}, sampled ${evalString(sampled)}`,
   );
-  const result: ArmResult = { arm, seed, ...evaluation, ...trained };
+  const result: ArmResult = { arm, seed, ...evaluation, sampled, ...trained };
   writeFileSync(resultFile, JSON.stringify(result));
 }
 
@@ -244,7 +248,10 @@ async function main() {
   await policy.loadState(startDir);
   log(`start checkpoint in ${startDir}`);
   const start = await evaluate(policy, data.evalTasks, config.maxSteps);
-  log(`start checkpoint (${startArg ?? `SFT step ${chosen?.step}`}): held-out ${evalString(start)}`);
+  const startSampled = await evaluate(policy, data.evalTasks, config.maxSteps, 1);
+  log(
+    `start checkpoint (${startArg ?? `SFT step ${chosen?.step}`}): held-out ${evalString(start)}, sampled ${evalString(startSampled)}`,
+  );
   policy.dispose();
 
   // 2. RL and continued SFT from the checkpoint, per seed, in child processes.
@@ -259,6 +266,8 @@ async function main() {
     const arm = (name: 'rl' | 'sft') => results.filter((r) => r.arm === name && seeds.includes(r.seed));
     const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
     const gain = (name: 'rl' | 'sft') => mean(arm(name).map((r) => r.rate - start.rate));
+    const sampledGain = (name: 'rl' | 'sft') =>
+      mean(arm(name).map((r) => r.sampled.rate - startSampled.rate));
     const pooled = (name: 'rl' | 'sft') => {
       const successes = arm(name).reduce((n, r) => n + r.successes, 0);
       const episodes = arm(name).reduce((n, r) => n + r.episodes, 0);
@@ -272,14 +281,14 @@ async function main() {
     const inBand = start.rate >= config.startBand[0] && start.rate <= config.startBand[1];
     const goalMet = seeds.length === config.seeds.length && inBand && rlGain >= 0.1 && sftGain < rlGain;
     const row = (r: ArmResult) =>
-      `| ${r.arm === 'rl' ? 'RL' : 'more SFT'} | ${r.seed} | ${pct(r.rate)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${r.cpu.toFixed(0)} | ${r.work} ${r.arm === 'rl' ? 'updates' : 'steps'} | ${r.tokens} |`;
+      `| ${r.arm === 'rl' ? 'RL' : 'more SFT'} | ${r.seed} | ${pct(r.rate)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${pct(r.sampled.rate)} | ${r.cpu.toFixed(0)} | ${r.work} ${r.arm === 'rl' ? 'updates' : 'steps'} | ${r.tokens} |`;
     const command = ['pnpm --filter @pilotrl/optim bench:rl-vs-sft', ...process.argv.slice(2)].join(' ');
     const lines = [
       '# RL vs. more SFT on generated ALFWorld tasks',
       '',
       `Command: \`${command}\` (${new Date().toISOString().slice(0, 16)}Z, wall ${((Date.now() - wallStart) / 60_000).toFixed(1)} min, backend ${backend}, ${config.jobs} jobs at a time on a shared ${availableParallelism()}-core machine).`,
       '',
-      `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${parameters} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy.`,
+      `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${parameters} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy (the goal's measure) and sampled at temperature 1 (same tasks, fixed seed).`,
       '',
       `Start: SFT on ${data.datums.length} oracle steps of ${data.trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}), probing every ${config.sft.probeEvery} steps on ${2 * config.probePerSplit} held-out tasks (valid_seen and valid_unseen from 10000, disjoint from the evaluation), until a probe reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run)` : `: probes ${probes.map((p) => `${p.step}→${pct(p.rate)}`).join(', ')}; start = step ${chosen?.step}`}.`,
       '',
@@ -287,9 +296,9 @@ async function main() {
       '',
       `RL: ${config.rl.tasksPerIteration} train tasks (${config.rl.tasks === 'demo' ? `of the ${data.trainTasks.length} demonstrated` : 'fresh generated ones, none demonstrated'}) × ${config.rl.groupSize} rollouts per update at temperature ${config.rl.temperature}, turn-level advantages (step weight 1, γ 0.95), PPO clip 0.2/0.28 on the constrained-decoding logprobs (sampler logprobs as old logprobs), ${config.rl.update.aggregation}, ${config.rl.update.minibatches} minibatches, Adam lr ${config.rl.update.adam.learningRate}, SFT anchor coefficient ${config.rl.update.anchorCoef} on ${config.rl.anchorDemos} demonstrations per step. Continued SFT: same demonstrations, constant lr ${config.sft.learningRate}.`,
       '',
-      '| arm | seed | held-out success [95% CI] | gain vs start | CPU s | work | forward/backward tokens |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
-      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | — | ${startArg !== undefined ? 'loaded checkpoint' : `${chosen?.step} SFT steps`} | — |`,
+      '| arm | seed | held-out success, greedy [95% CI] | gain vs start | sampled (T=1) | CPU s | work | forward/backward tokens |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | ${pct(startSampled.rate)} | — | ${startArg !== undefined ? 'loaded checkpoint' : `${chosen?.step} SFT steps`} | — |`,
       ...seeds.flatMap((seed) =>
         arm('rl')
           .filter((r) => r.seed === seed)
@@ -297,11 +306,19 @@ async function main() {
           .map(row),
       ),
       '',
-      `Pooled over seeds: RL ${pct(pooled('rl').rate)} [${pct(pooled('rl').ci95.low)}, ${pct(pooled('rl').ci95.high)}], more SFT ${pct(pooled('sft').rate)} [${pct(pooled('sft').ci95.low)}, ${pct(pooled('sft').ci95.high)}]. Mean gain: RL ${(100 * rlGain).toFixed(1)} points, more SFT ${(100 * sftGain).toFixed(1)} points. Start in the ${pct(config.startBand[0])}-${pct(config.startBand[1])} band: ${inBand ? 'yes' : 'no'}. Goal (start in band, RL ≥ +10 points and more than continued SFT, all seeds): ${goalMet ? 'met' : 'not met'}.`,
+      `Pooled over seeds: RL ${pct(pooled('rl').rate)} [${pct(pooled('rl').ci95.low)}, ${pct(pooled('rl').ci95.high)}], more SFT ${pct(pooled('sft').rate)} [${pct(pooled('sft').ci95.low)}, ${pct(pooled('sft').ci95.high)}]. Mean gain: RL ${(100 * rlGain).toFixed(1)} points, more SFT ${(100 * sftGain).toFixed(1)} points (sampled: RL ${(100 * sampledGain('rl')).toFixed(1)}, more SFT ${(100 * sampledGain('sft')).toFixed(1)}). Start in the ${pct(config.startBand[0])}-${pct(config.startBand[1])} band: ${inBand ? 'yes' : 'no'}. Goal (start in band, RL ≥ +10 points and more than continued SFT, all seeds): ${goalMet ? 'met' : 'not met'}.`,
       '',
       '```json',
       JSON.stringify(
-        { config, quick, start: { ...start, probes, step: chosen?.step }, results, rlGain, sftGain, goalMet },
+        {
+          config,
+          quick,
+          start: { ...start, sampled: startSampled, probes, step: chosen?.step },
+          results,
+          rlGain,
+          sftGain,
+          goalMet,
+        },
         null,
         1,
       ),

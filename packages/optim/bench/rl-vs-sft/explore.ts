@@ -1,17 +1,25 @@
-// One RL configuration (or continued SFT, `--arm=sft`) from a checkpoint, with held-out
-// evaluations along the way: the quick loop for trying variants before a full rl-vs-sft run
-// (which only evaluates at the end). With `--arm=sft`, `--iterations` counts SFT steps.
+// One training variant from a checkpoint, with held-out evaluations (greedy and sampled at
+// temperature 1) along the way: the quick loop for trying variants before a full rl-vs-sft run
+// (which only evaluates at the end). Arms:
+// - `rl`: rollouts and one update step per iteration (the bench's RL arm, every knob a flag);
+// - `sft`: continued SFT, one step per iteration;
+// - `expert-iteration`: per iteration, sampled rollouts on fresh tasks, the steps of the won
+//   episodes kept, then `--sft-steps` SFT steps drawing `--mix` of the batches from the kept steps
+//   and the rest from the demonstrations.
+// `--curriculum` draws RL and expert-iteration tasks by type, weighting each type by p(1-p) of its
+// recent rollout success p (types that are always won or always lost teach nothing).
 //
-//   node --conditions=@pilotrl/source --import tsx bench/rl-vs-sft/explore.ts --start=<dir> [--arm=rl|sft] \
-//     [--iterations=20] [--eval-every=4] [--eval-per-split=50] [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] \
-//     [--epochs=1] [--minibatches=2] [--anchor=0.1] [--estimator=turn-level] \
-//     [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] [--sampled]
+//   node --conditions=@pilotrl/source --import tsx bench/rl-vs-sft/explore.ts --start=<dir> \
+//     [--arm=rl|sft|expert-iteration] [--iterations=20] [--eval-every=4] [--eval-per-split=50] \
+//     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
+//     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
+//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--save=<dir prefix>]
 import { parseArgs } from 'node:util';
-import { createRng } from '@pilotrl/core';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
+import { sftDatum, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../../src/index';
 import { play, taskSource } from './alfworld-play';
-import { cpuSeconds, evaluate, loadData, log, pct, sftStep } from './harness';
+import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep } from './harness';
 
 const { values } = parseArgs({
   options: {
@@ -20,7 +28,7 @@ const { values } = parseArgs({
     iterations: { type: 'string', default: '20' },
     'eval-every': { type: 'string', default: '4' },
     'eval-per-split': { type: 'string', default: '50' },
-    /** Default: the bench's rates, 1e-3 for RL and 3e-3 for SFT. */
+    /** Default: the bench's rates, 1e-3 for RL and 3e-3 for SFT and expert iteration. */
     lr: { type: 'string' },
     tasks: { type: 'string', default: '8' },
     group: { type: 'string', default: '8' },
@@ -31,15 +39,20 @@ const { values } = parseArgs({
     aggregation: { type: 'string', default: 'seq-mean-token-sum' },
     temperature: { type: 'string', default: '1' },
     pool: { type: 'string', default: 'demo' },
-    sampled: { type: 'boolean', default: false },
+    curriculum: { type: 'boolean', default: false },
+    'sft-steps': { type: 'string', default: '40' },
+    mix: { type: 'string', default: '0.5' },
+    /** Each evaluated checkpoint is saved to `<save>-<iteration>`. */
+    save: { type: 'string' },
   },
 });
+const arms = ['rl', 'sft', 'expert-iteration'];
 if (values.start === undefined) throw new Error('--start=<checkpoint dir> is required');
 if (values.pool !== 'demo' && values.pool !== 'fresh') throw new Error('--pool must be demo or fresh');
-if (values.arm !== 'rl' && values.arm !== 'sft') throw new Error('--arm must be rl or sft');
+if (!arms.includes(values.arm!)) throw new Error(`--arm must be one of ${arms.join(', ')}`);
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
-const learningRate = Number(values.lr ?? (values.arm === 'sft' ? 3e-3 : 1e-3));
+const learningRate = Number(values.lr ?? (values.arm === 'rl' ? 1e-3 : 3e-3));
 
 const policy = await TfjsPolicy.load(values.start);
 const data = await loadData(policy.tokenizer);
@@ -66,39 +79,84 @@ const update = createUpdateStep({
   anchorCoef,
   adam: { learningRate, gradClipNorm: 1 },
 });
-const sampledSuccess = async () => {
-  const episodes = await play(policy, evalTasks, { groupSize: 2, temperature: 1, maxSteps: 25, seed: 4242 });
-  return episodes.filter((e) => e.won).length / episodes.length;
-};
-
-log(`config ${JSON.stringify(values)}`);
-log(`start: greedy held-out ${pct((await evaluate(policy, evalTasks)).rate)} on ${evalTasks.length} tasks`);
-if (values.sampled) log(`start: sampled held-out ${pct(await sampledSuccess())} (2 samples per task)`);
 const rng = createRng('rl-vs-sft/explore');
-const start = cpuSeconds();
-for (let step = 1; values.arm === 'sft' && step <= number('iterations'); step++) {
-  await sftStep(policy, data.datums, rng, { batchSize: 32, learningRate });
-  if (step % number('eval-every') === 0) {
-    log(
-      `after ${step} SFT steps: greedy held-out ${pct((await evaluate(policy, evalTasks)).rate)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
-    );
+
+/** Task draws: uniform over the pool, or by type weighted by p(1-p) of recent rollout success. */
+const typeOf = (task: Pick<TaskRef, 'taskType'>) => task.taskType ?? 'unknown';
+const byType = new Map<string, TaskRef[]>();
+for (const task of pool) byType.set(typeOf(task), [...(byType.get(typeOf(task)) ?? []), task]);
+const typeSuccess = new Map([...byType.keys()].map((type) => [type, 0.3]));
+const drawTasks = (count: number) =>
+  Array.from({ length: count }, () => {
+    if (!values.curriculum) return rng.pick(pool);
+    const types = [...byType.keys()];
+    const weights = types.map((type) => {
+      const p = typeSuccess.get(type)!;
+      return p * (1 - p) + 0.02;
+    });
+    return rng.pick(byType.get(types[rng.weightedIndex(weights)]!)!);
+  });
+const recordSuccess = (episodes: readonly Episode[]) => {
+  for (const type of new Set(episodes.map(typeOf))) {
+    const own = episodes.filter((e) => typeOf(e) === type);
+    const rate = own.filter((e) => e.won).length / own.length;
+    typeSuccess.set(type, 0.7 * typeSuccess.get(type)! + 0.3 * rate);
   }
-}
-for (let iteration = 1; values.arm === 'rl' && iteration <= number('iterations'); iteration++) {
-  const tasks = Array.from({ length: number('tasks') }, () => rng.pick(pool));
-  const episodes = await play(policy, tasks, {
+};
+const rollouts = async (iteration: number) => {
+  const episodes = await play(policy, drawTasks(number('tasks')), {
     groupSize: number('group'),
     temperature,
     maxSteps: 25,
     seed: iteration,
   });
-  const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
-  const { metrics } = await update(policy, episodes, anchor ? { anchor } : {});
+  recordSuccess(episodes);
+  return episodes;
+};
+const success = (episodes: readonly Episode[]) => episodes.filter((e) => e.won).length / episodes.length;
+
+const evaluateBoth = async (label: string, iteration: number) => {
+  const greedy = await evaluate(policy, evalTasks);
+  const sampled = await evaluate(policy, evalTasks, 25, 1);
   log(
-    `update ${iteration}: rollout success ${pct(episodes.filter((e) => e.won).length / episodes.length)}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
+    `${label}: held-out greedy ${pct(greedy.rate)}, sampled ${pct(sampled.rate)} on ${evalTasks.length} tasks`,
   );
+  if (values.save !== undefined && iteration > 0) await policy.saveState(`${values.save}-${iteration}`);
+};
+
+log(`config ${JSON.stringify(values)}`);
+await evaluateBoth('start', 0);
+/** Training CPU seconds (evaluations excluded). */
+let trainingCpu = 0;
+const kept: Datum[] = [];
+for (let iteration = 1; iteration <= number('iterations'); iteration++) {
+  const iterationStart = cpuSeconds();
+  let line = `iteration ${iteration}`;
+  if (values.arm === 'sft') {
+    await sftStep(policy, data.datums, rng, { batchSize: 32, learningRate });
+  } else if (values.arm === 'rl') {
+    const episodes = await rollouts(iteration);
+    const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
+    const { metrics } = await update(policy, episodes, anchor ? { anchor } : {});
+    line += `: rollout success ${pct(success(episodes))}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}`;
+  } else {
+    const episodes = await rollouts(iteration);
+    for (const turn of episodes.filter((e) => e.won).flatMap((e) => e.turns)) {
+      const datum = sftDatum(policy.tokenizer, {
+        prompt: [{ role: 'user', content: turn.observation }],
+        response: turn.action!,
+      });
+      if (datum.tokenIds.length < fullData.contextLength) kept.push(datum);
+    }
+    for (let step = 0; step < number('sft-steps'); step++) {
+      const source = kept.length > 0 && rng.float() < number('mix') ? kept : data.datums;
+      await sftStep(policy, source, rng, { batchSize: 32, learningRate });
+    }
+    line += `: rollout success ${pct(success(episodes))}, ${kept.length} won steps kept`;
+  }
+  trainingCpu += cpuSeconds() - iterationStart;
+  if (values.arm !== 'sft') log(`${line} (${trainingCpu.toFixed(0)} CPU s)`);
   if (iteration % number('eval-every') === 0) {
-    log(`after ${iteration} updates: greedy held-out ${pct((await evaluate(policy, evalTasks)).rate)}`);
+    await evaluateBoth(`after ${iteration} iterations, ${trainingCpu.toFixed(0)} training CPU s`, iteration);
   }
 }
-if (values.sampled) log(`end: sampled held-out ${pct(await sampledSuccess())} (2 samples per task)`);

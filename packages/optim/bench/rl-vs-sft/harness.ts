@@ -73,13 +73,18 @@ export interface Evaluation {
   perSplit: Record<string, number>;
 }
 
-/** Greedy success over `tasks`, one episode each. */
+/**
+ * Success over `tasks`, one episode each: greedy by default, or sampled at `temperature` with a
+ * fixed seed (the policy RL optimises is the sampled one; greedy decoding of a policy that sees no
+ * history can cycle through the same prompt until the step limit).
+ */
 export async function evaluate(
   policy: TfjsPolicy,
   tasks: readonly TaskRef[],
   maxSteps = 25,
+  temperature = 0,
 ): Promise<Evaluation> {
-  const episodes = await play(policy, tasks, { groupSize: 1, temperature: 0, maxSteps, seed: 0 });
+  const episodes = await play(policy, tasks, { groupSize: 1, temperature, maxSteps, seed: 4242 });
   const successes = episodes.filter((e) => e.won).length;
   const perSplit: Record<string, number> = {};
   for (const split of new Set(tasks.map((t) => t.split))) {
