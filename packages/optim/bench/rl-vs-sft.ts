@@ -29,6 +29,7 @@ import {
   log,
   pct,
   sftStep,
+  winRate,
 } from './rl-vs-sft/harness';
 
 const flag = (name: string) =>
@@ -135,7 +136,7 @@ async function trainRl(policy: TfjsPolicy, seed: number, data: BenchData) {
     });
     const anchor = Array.from({ length: config.rl.anchorDemos }, () => rng.pick(data.datums));
     const { metrics } = await update(policy, episodes, { anchor });
-    const success = episodes.filter((e) => e.won).length / episodes.length;
+    const success = winRate(episodes);
     rolloutSuccess.push(success);
     tokens += episodes.reduce(
       (n, e) => n + e.turns.reduce((m, t) => m + t.generations[0]!.tokenIds.length, 0),

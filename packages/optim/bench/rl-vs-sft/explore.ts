@@ -16,10 +16,10 @@
 //     [--curriculum] [--sft-steps=40] [--mix=0.5] [--save=<dir prefix>]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
-import { sftDatum, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../../src/index';
 import { play, taskSource } from './alfworld-play';
-import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep } from './harness';
+import { cpuSeconds, evaluate, loadData, log, pct, sftStep, winRate } from './harness';
 
 const { values } = parseArgs({
   options: {
@@ -84,12 +84,16 @@ const rng = createRng('rl-vs-sft/explore');
 /** Task draws: uniform over the pool, or by type weighted by p(1-p) of recent rollout success. */
 const typeOf = (task: Pick<TaskRef, 'taskType'>) => task.taskType ?? 'unknown';
 const byType = new Map<string, TaskRef[]>();
-for (const task of pool) byType.set(typeOf(task), [...(byType.get(typeOf(task)) ?? []), task]);
-const typeSuccess = new Map([...byType.keys()].map((type) => [type, 0.3]));
+for (const task of pool) {
+  const own = byType.get(typeOf(task));
+  if (own === undefined) byType.set(typeOf(task), [task]);
+  else own.push(task);
+}
+const types = [...byType.keys()];
+const typeSuccess = new Map(types.map((type) => [type, 0.3]));
 const drawTasks = (count: number) =>
   Array.from({ length: count }, () => {
     if (!values.curriculum) return rng.pick(pool);
-    const types = [...byType.keys()];
     const weights = types.map((type) => {
       const p = typeSuccess.get(type)!;
       return p * (1 - p) + 0.02;
@@ -99,8 +103,7 @@ const drawTasks = (count: number) =>
 const recordSuccess = (episodes: readonly Episode[]) => {
   for (const type of new Set(episodes.map(typeOf))) {
     const own = episodes.filter((e) => typeOf(e) === type);
-    const rate = own.filter((e) => e.won).length / own.length;
-    typeSuccess.set(type, 0.7 * typeSuccess.get(type)! + 0.3 * rate);
+    typeSuccess.set(type, 0.7 * typeSuccess.get(type)! + 0.3 * winRate(own));
   }
 };
 const rollouts = async (iteration: number) => {
@@ -113,7 +116,6 @@ const rollouts = async (iteration: number) => {
   recordSuccess(episodes);
   return episodes;
 };
-const success = (episodes: readonly Episode[]) => episodes.filter((e) => e.won).length / episodes.length;
 
 const evaluateBoth = async (label: string, iteration: number) => {
   const greedy = await evaluate(policy, evalTasks);
@@ -138,21 +140,19 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
     const episodes = await rollouts(iteration);
     const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
     const { metrics } = await update(policy, episodes, anchor ? { anchor } : {});
-    line += `: rollout success ${pct(success(episodes))}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}`;
+    line += `: rollout success ${pct(winRate(episodes))}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}`;
   } else {
     const episodes = await rollouts(iteration);
+    // A won turn's generation already holds prompt + command tokens and the mask of the command:
+    // the same datum as a demonstration of that command (cross-entropy over the whole vocabulary).
     for (const turn of episodes.filter((e) => e.won).flatMap((e) => e.turns)) {
-      const datum = sftDatum(policy.tokenizer, {
-        prompt: [{ role: 'user', content: turn.observation }],
-        response: turn.action!,
-      });
-      if (datum.tokenIds.length < fullData.contextLength) kept.push(datum);
+      for (const { tokenIds, lossMask } of turn.generations) kept.push({ tokenIds, weights: [...lossMask] });
     }
     for (let step = 0; step < number('sft-steps'); step++) {
       const source = kept.length > 0 && rng.float() < number('mix') ? kept : data.datums;
       await sftStep(policy, source, rng, { batchSize: 32, learningRate });
     }
-    line += `: rollout success ${pct(success(episodes))}, ${kept.length} won steps kept`;
+    line += `: rollout success ${pct(winRate(episodes))}, ${kept.length} won steps kept`;
   }
   trainingCpu += cpuSeconds() - iterationStart;
   if (values.arm !== 'sft') log(`${line} (${trainingCpu.toFixed(0)} CPU s)`);

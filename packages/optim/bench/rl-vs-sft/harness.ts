@@ -2,7 +2,7 @@
 // held-out probe and evaluation tasks), greedy evaluation with Wilson intervals, one SFT step,
 // and CPU-time and log helpers.
 import { wilsonInterval } from '@pilotrl/agent';
-import type { ChatMessage, Datum, Rng, TaskRef } from '@pilotrl/core';
+import type { ChatMessage, Datum, Episode, Rng, TaskRef } from '@pilotrl/core';
 import { sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { demonstrations, play, taskSource } from './alfworld-play';
 
@@ -12,6 +12,9 @@ export const cpuSeconds = () => {
 };
 export const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** The fraction of `episodes` won. */
+export const winRate = (episodes: readonly Episode[]) =>
+  episodes.filter((e) => e.won).length / episodes.length;
 
 export interface DataOptions {
   /** Train tasks with oracle demonstrations (the SFT data; RL draws its tasks from them too). */
@@ -89,7 +92,7 @@ export async function evaluate(
   const perSplit: Record<string, number> = {};
   for (const split of new Set(tasks.map((t) => t.split))) {
     const own = episodes.filter((e) => e.split === split);
-    perSplit[split] = own.filter((e) => e.won).length / own.length;
+    perSplit[split] = winRate(own);
   }
   return {
     successes,
