@@ -1,5 +1,5 @@
-// RL against more SFT on generated ALFWorld tasks. A small tfjs policy is fine-tuned on oracle
-// demonstrations until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
+// RL against more SFT on generated ALFWorld tasks. A small tfjs policy is fine-tuned on
+// demonstrations (the engine's oracle's, or a searching expert's with `--demonstrator=searching`) until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
 // (a) RL (turn-level advantages, PPO clip-higher on the exact constrained-decoding logprobs) and
 // (b) continued SFT each get the same budget of process CPU seconds, and both are evaluated
 // on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs: greedily (the goal's measure) and
@@ -8,6 +8,7 @@
 // the processes share the cores.
 //
 //   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--budget=<CPU s>] [--start=<dir>] [--jobs=<n>]
+//     [--rl-tasks=fresh|demo] [--demonstrator=oracle|searching]
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -40,6 +41,10 @@ const startArg = flag('start');
 /** RL's tasks: fresh generated train tasks (default), or the demonstrated ones (`demo`). */
 const rlTasks = flag('rl-tasks') ?? 'fresh';
 if (rlTasks !== 'fresh' && rlTasks !== 'demo') throw new Error('--rl-tasks must be fresh or demo');
+const demonstrator = flag('demonstrator') ?? 'oracle';
+if (demonstrator !== 'oracle' && demonstrator !== 'searching') {
+  throw new Error('--demonstrator must be oracle or searching');
+}
 /** Set in the processes that run one arm of one seed. */
 const jobArg = flag('job');
 
@@ -48,6 +53,7 @@ const config = {
   vocabSize: 400,
   maxSteps: 25,
   demoTasks: quick ? 80 : 300,
+  demonstrator,
   sft: {
     batchSize: 32,
     learningRate: 3e-3,
@@ -107,6 +113,7 @@ interface ArmResult extends Evaluation {
 
 const dataOptions = {
   demoTasks: config.demoTasks,
+  demonstrator: config.demonstrator,
   probePerSplit: config.probePerSplit,
   evalPerSplit: config.evalPerSplit,
   maxSteps: config.maxSteps,
@@ -196,7 +203,7 @@ async function runJobs(startDir: string, onResult: (result: ArmResult) => void) 
         `--job=${spec}`,
         `--start=${startDir}`,
         `--result=${file}`,
-        ...process.argv.slice(2).filter((arg) => /^--(quick|budget=|rl-tasks=)/.test(arg)),
+        ...process.argv.slice(2).filter((arg) => /^--(quick|budget=|rl-tasks=|demonstrator=)/.test(arg)),
       ];
       const child = execFileAsync(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
       child.child.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
@@ -291,7 +298,7 @@ async function main() {
       '',
       `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${parameters} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy (the goal's measure) and sampled at temperature 1 (same tasks, fixed seed).`,
       '',
-      `Start: SFT on ${data.datums.length} oracle steps of ${data.trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}), probing every ${config.sft.probeEvery} steps on ${2 * config.probePerSplit} held-out tasks (valid_seen and valid_unseen from 10000, disjoint from the evaluation), until a probe reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run)` : `: probes ${probes.map((p) => `${p.step}→${pct(p.rate)}`).join(', ')}; start = step ${chosen?.step}`}.`,
+      `Start: SFT on ${data.datums.length} ${config.demonstrator === 'oracle' ? 'oracle' : "searching expert's (won episodes only)"} steps of ${data.trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}), probing every ${config.sft.probeEvery} steps on ${2 * config.probePerSplit} held-out tasks (valid_seen and valid_unseen from 10000, disjoint from the evaluation), until a probe reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run)` : `: probes ${probes.map((p) => `${p.step}→${pct(p.rate)}`).join(', ')}; start = step ${chosen?.step}`}.`,
       '',
       `Budget: ${config.budget} CPU seconds (process user+system time) per arm and seed; RL's budget includes its rollouts. Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen), seeds ${seeds.join(', ')} of ${config.seeds.join(', ')}.`,
       '',

@@ -2,10 +2,11 @@
 // the receptacles visited, the last command and what it showed), oracle demonstrations rendered in
 // that same prompt, and a lock-step rollout loop whose decoding is constrained to the admissible
 // commands, so every action is valid and its logprob is exact.
-import type { Episode, Policy, TaskRef } from '@pilotrl/core';
+import { createRng, type Episode, type Policy, type TaskRef } from '@pilotrl/core';
 import { AlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
 import type { SftExample } from '@pilotrl/policy-tfjs';
 import { choiceRollout, type EpisodeView } from '../../test/choice-rollout';
+import { SearchingExpert } from './searching-expert';
 
 export const taskSource = createGeneratedTaskSource();
 
@@ -45,20 +46,40 @@ export class PlayState implements EpisodeView {
   }
 }
 
-/** One (prompt, command) pair per step of the oracle's solution of each task. */
-export async function demonstrations(tasks: readonly TaskRef[], maxSteps: number): Promise<SftExample[]> {
+/**
+ * Who demonstrates: the engine's `oracle` (it knows where everything is and walks straight there) or
+ * a `searching` expert that sees only what the player sees and searches in a random order.
+ */
+export type Demonstrator = 'oracle' | 'searching';
+
+/**
+ * One (prompt, command) pair per step of the demonstrator's play of each task; the searching
+ * expert's episodes count only when won.
+ */
+export async function demonstrations(
+  tasks: readonly TaskRef[],
+  maxSteps: number,
+  demonstrator: Demonstrator = 'oracle',
+): Promise<SftExample[]> {
   const examples: SftExample[] = [];
   const env = new AlfworldEnv({ maxSteps });
   for (const task of tasks) {
-    const solution = await taskSource.oracle!(task);
-    const first = await env.reset({ seed: task.seed, taskId: task.taskId });
-    const state = new PlayState(first.info.task ?? '');
-    for (const action of solution.actions) {
-      examples.push({ prompt: [{ role: 'user', content: state.prompt() }], response: action });
-      const next = await env.step(action);
-      state.observe(action, next.observation);
-      if (next.terminated || next.truncated) break;
+    let step = await env.reset({ seed: task.seed, taskId: task.taskId });
+    const state = new PlayState(step.info.task ?? '');
+    const episode: SftExample[] = [];
+    const oracle = demonstrator === 'oracle' ? (await taskSource.oracle!(task)).actions : undefined;
+    const expert =
+      demonstrator === 'searching'
+        ? new SearchingExpert(step.info.task ?? '', createRng(`searching-expert/${task.taskId}/${task.seed}`))
+        : undefined;
+    while (!step.terminated && !step.truncated) {
+      const action = oracle ? oracle[episode.length] : expert!.act(step.observation, step.admissibleActions);
+      if (action === undefined) break;
+      episode.push({ prompt: [{ role: 'user', content: state.prompt() }], response: action });
+      step = await env.step(action);
+      state.observe(action, step.observation);
     }
+    if (oracle || step.info.won) examples.push(...episode);
   }
   return examples;
 }

@@ -6,6 +6,9 @@
 // - `expert-iteration`: per iteration, sampled rollouts on fresh tasks, the steps of the won
 //   episodes kept, then `--sft-steps` SFT steps drawing `--mix` of the batches from the kept steps
 //   and the rest from the demonstrations.
+// `--progress=<w>` adds w × a milestone reward (bench/rl-vs-sft/progress-reward.ts) to RL's success
+// reward, `--repeat-penalty=<p>` subtracts p × the fraction of commands that repeat one of the two
+// before them (@pilotrl/rewards); evaluations still count wins only.
 // `--curriculum` draws RL and expert-iteration tasks by type, weighting each type by p(1-p) of its
 // recent rollout success p (types that are always won or always lost teach nothing).
 //
@@ -13,13 +16,16 @@
 //     [--arm=rl|sft|expert-iteration] [--iterations=20] [--eval-every=4] [--eval-per-split=50] \
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
-//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--save=<dir prefix>]
+//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
+//     [--progress=0] [--repeat-penalty=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { createUpdateStep } from '../../src/index';
 import { play, taskSource } from './alfworld-play';
-import { cpuSeconds, evaluate, loadData, log, pct, sftStep, winRate } from './harness';
+import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep, winRate } from './harness';
+import { createProgressReward } from './progress-reward';
 
 const { values } = parseArgs({
   options: {
@@ -44,18 +50,25 @@ const { values } = parseArgs({
     mix: { type: 'string', default: '0.5' },
     /** Each evaluated checkpoint is saved to `<save>-<iteration>`. */
     save: { type: 'string' },
+    /** Who demonstrated the SFT data the start was trained on (anchors and SFT batches). */
+    demonstrator: { type: 'string', default: 'oracle' },
+    progress: { type: 'string', default: '0' },
+    'repeat-penalty': { type: 'string', default: '0' },
   },
 });
 const arms = ['rl', 'sft', 'expert-iteration'];
 if (values.start === undefined) throw new Error('--start=<checkpoint dir> is required');
 if (values.pool !== 'demo' && values.pool !== 'fresh') throw new Error('--pool must be demo or fresh');
 if (!arms.includes(values.arm!)) throw new Error(`--arm must be one of ${arms.join(', ')}`);
+if (values.demonstrator !== 'oracle' && values.demonstrator !== 'searching') {
+  throw new Error('--demonstrator must be oracle or searching');
+}
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
 const learningRate = Number(values.lr ?? (values.arm === 'rl' ? 1e-3 : 3e-3));
 
 const policy = await TfjsPolicy.load(values.start);
-const data = await loadData(policy.tokenizer);
+const data = await loadData(policy.tokenizer, { ...fullData, demonstrator: values.demonstrator });
 const evalTasks = [
   ...data.evalTasks.filter((t) => t.split === 'valid_seen').slice(0, number('eval-per-split')),
   ...data.evalTasks.filter((t) => t.split === 'valid_unseen').slice(0, number('eval-per-split')),
@@ -80,6 +93,12 @@ const update = createUpdateStep({
   adam: { learningRate, gradClipNorm: 1 },
 });
 const rng = createRng('rl-vs-sft/explore');
+/** RL's reward: success, plus the shaping terms the flags ask for. */
+const reward = composeRewards([
+  { fn: createOutcomeReward(), weight: 1 },
+  { fn: createProgressReward(), weight: number('progress') },
+  { fn: createRepeatedActionPenalty({ penalty: number('repeat-penalty'), window: 2 }), weight: 1 },
+]);
 
 /** Task draws: uniform over the pool, or by type weighted by p(1-p) of recent rollout success. */
 const typeOf = (task: Pick<TaskRef, 'taskType'>) => task.taskType ?? 'unknown';
@@ -137,10 +156,11 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
   if (values.arm === 'sft') {
     await sftStep(policy, data.datums, rng, { batchSize: 32, learningRate });
   } else if (values.arm === 'rl') {
-    const episodes = await rollouts(iteration);
+    const episodes = await reward.applyAll(await rollouts(iteration));
     const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
     const { metrics } = await update(policy, episodes, anchor ? { anchor } : {});
-    line += `: rollout success ${pct(winRate(episodes))}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}`;
+    const meanReward = episodes.reduce((sum, e) => sum + e.reward!, 0) / episodes.length;
+    line += `: rollout success ${pct(winRate(episodes))}, mean reward ${meanReward.toFixed(3)}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}`;
   } else {
     const episodes = await rollouts(iteration);
     // A won turn's generation already holds prompt + command tokens and the mask of the command:

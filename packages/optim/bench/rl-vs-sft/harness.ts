@@ -4,7 +4,7 @@
 import { wilsonInterval } from '@pilotrl/agent';
 import type { ChatMessage, Datum, Episode, Rng, TaskRef } from '@pilotrl/core';
 import { sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
-import { demonstrations, play, taskSource } from './alfworld-play';
+import { type Demonstrator, demonstrations, play, taskSource } from './alfworld-play';
 
 export const cpuSeconds = () => {
   const { user, system } = process.cpuUsage();
@@ -26,6 +26,7 @@ export interface DataOptions {
   maxSteps: number;
   vocabSize: number;
   contextLength: number;
+  demonstrator?: Demonstrator;
 }
 
 export const fullData: DataOptions = {
@@ -42,7 +43,7 @@ export type BenchData = Awaited<ReturnType<typeof loadData>>;
 /** The same tasks and demonstrations in every process; a tokenizer is trained unless given. */
 export async function loadData(tokenizer?: Tokenizer, options: DataOptions = fullData) {
   const trainTasks = await taskSource.tasks('train', { limit: options.demoTasks });
-  const demos = await demonstrations(trainTasks, options.maxSteps);
+  const demos = await demonstrations(trainTasks, options.maxSteps, options.demonstrator);
   const heldOut = async (offset: number, perSplit: number) => [
     ...(await taskSource.tasks('valid_seen', { offset, limit: perSplit })),
     ...(await taskSource.tasks('valid_unseen', { offset, limit: perSplit })),
