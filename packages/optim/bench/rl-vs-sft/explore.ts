@@ -8,7 +8,9 @@
 //   and the rest from the demonstrations.
 // `--progress=<w>` adds w × a milestone reward (bench/rl-vs-sft/progress-reward.ts) to RL's success
 // reward, `--repeat-penalty=<p>` subtracts p × the fraction of commands that repeat one of the two
-// before them (@pilotrl/rewards); evaluations still count wins only.
+// before them (@pilotrl/rewards); evaluations still count wins only. `--episode-mean` scales each
+// episode's turn advantages by (mean turns per episode) / (its turns), so every episode carries the
+// same weight in the loss and a long lost episode no longer outweighs a short win.
 // `--curriculum` draws RL and expert-iteration tasks by type, weighting each type by p(1-p) of its
 // recent rollout success p (types that are always won or always lost teach nothing).
 //
@@ -22,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
-import { createUpdateStep } from '../../src/index';
+import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
 import { play, taskSource } from './alfworld-play';
 import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep, winRate } from './harness';
 import { createProgressReward } from './progress-reward';
@@ -54,6 +56,7 @@ const { values } = parseArgs({
     demonstrator: { type: 'string', default: 'oracle' },
     progress: { type: 'string', default: '0' },
     'repeat-penalty': { type: 'string', default: '0' },
+    'episode-mean': { type: 'boolean', default: false },
   },
 });
 const arms = ['rl', 'sft', 'expert-iteration'];
@@ -79,8 +82,30 @@ const pool =
     ? data.trainTasks
     : await taskSource.tasks('train', { offset: 100_000, limit: 5_000 });
 const anchorCoef = number('anchor');
+advantageEstimators.register('turn-level-episode-mean', (args) => {
+  const inner = turnLevel(args as Parameters<typeof turnLevel>[0]);
+  return {
+    name: 'turn-level-episode-mean',
+    needsValues: false,
+    estimate(input) {
+      const { advantages } = inner.estimate(input);
+      const turns = input.episodes.map((e) => e.turns.length);
+      const meanTurns = turns.reduce((a, b) => a + b, 0) / turns.length;
+      return {
+        advantages: advantages.map((episode, e) =>
+          episode.map((generation) => generation.map((a) => (a * meanTurns) / turns[e]!)),
+        ),
+      };
+    },
+  };
+});
+const estimator =
+  values['episode-mean'] && values.estimator === 'turn-level' ? 'turn-level-episode-mean' : values.estimator!;
+if (values['episode-mean'] && values.estimator !== 'turn-level') {
+  throw new Error('--episode-mean applies to --estimator=turn-level');
+}
 const update = createUpdateStep({
-  estimator: values.estimator!,
+  estimator,
   ...(values.estimator === 'turn-level' ? { estimatorArgs: { stepWeight: 1, gamma: 0.95 } } : {}),
   loss: 'ppo',
   lossArgs: { clipLow: 0.2, clipHigh: 0.28 },
