@@ -19,7 +19,7 @@
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
 //     [--curriculum] [--sft-steps=40] [--mix=0.5] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
-//     [--progress=0] [--repeat-penalty=0]
+//     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
@@ -57,6 +57,8 @@ const { values } = parseArgs({
     progress: { type: 'string', default: '0' },
     'repeat-penalty': { type: 'string', default: '0' },
     'episode-mean': { type: 'boolean', default: false },
+    /** Seeds task draws and rollouts (a run continued from a saved checkpoint needs a new one). */
+    seed: { type: 'string', default: '0' },
   },
 });
 const arms = ['rl', 'sft', 'expert-iteration'];
@@ -117,7 +119,7 @@ const update = createUpdateStep({
   anchorCoef,
   adam: { learningRate, gradClipNorm: 1 },
 });
-const rng = createRng('rl-vs-sft/explore');
+const rng = createRng(values.seed === '0' ? 'rl-vs-sft/explore' : `rl-vs-sft/explore/${values.seed}`);
 /** RL's reward: success, plus the shaping terms the flags ask for. */
 const reward = composeRewards([
   { fn: createOutcomeReward(), weight: 1 },
@@ -155,7 +157,7 @@ const rollouts = async (iteration: number) => {
     groupSize: number('group'),
     temperature,
     maxSteps: 25,
-    seed: iteration,
+    seed: number('seed') * 100_000 + iteration,
   });
   recordSuccess(episodes);
   return episodes;
