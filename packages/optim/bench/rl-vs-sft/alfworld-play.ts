@@ -1,7 +1,7 @@
 // Playing generated ALFWorld tasks with a small policy: a compact state prompt (task, what is held,
-// the receptacles visited, the last command and what it showed), oracle demonstrations rendered in
-// that same prompt, and a lock-step rollout loop whose decoding is constrained to the admissible
-// commands, so every action is valid and its logprob is exact.
+// the receptacles visited, the last command and what it showed), demonstrations (the oracle's or a
+// searching expert's) rendered in that same prompt, and a lock-step rollout loop whose decoding is
+// constrained to the admissible commands, so every action is valid and its logprob is exact.
 import { createRng, type Episode, type Policy, type TaskRef } from '@pilotrl/core';
 import { AlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
 import type { SftExample } from '@pilotrl/policy-tfjs';

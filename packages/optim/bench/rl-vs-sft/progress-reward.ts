@@ -1,13 +1,12 @@
 // A shaped reward for ALFWorld episodes: the fraction of the task's milestones the episode reached,
 // read from its commands and what the env said to them (no engine state). Milestones: holding an
 // object of the goal's type, then (clean/heat/cool tasks) transforming it, then putting it in a
-// receptacle of the goal's type (look tasks: using the lamp); twice over for two-object tasks. A won episode has reached them all.
-// Unlike the success bit it tells a near miss from a wasted episode, and what it rewards (take the
-// object the task names, not whatever lies first) is the same on every task.
+// receptacle of the goal's type (look tasks: using the lamp while holding it); twice over, with two
+// distinct objects, for two-object tasks. A won episode has reached them all. Unlike the success
+// bit it tells a near miss from a wasted episode, and what it rewards (take the object the task
+// names, not whatever lies first) is the same on every task.
 import type { Episode, RewardFn } from '@pilotrl/core';
-import { parseGoal } from './searching-expert';
-
-const typeOf = (name: string) => name.replace(/ \d+$/, '');
+import { parseGoal, typeOf } from './searching-expert';
 
 /** Component `progress` in [0, 1]. */
 export function createProgressReward(): RewardFn {

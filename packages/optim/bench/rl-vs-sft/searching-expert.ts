@@ -36,7 +36,8 @@ export function parseGoal(task: string): Goal {
 }
 
 const applianceOf = { clean: 'sinkbasin', heat: 'microwave', cool: 'fridge' } as const;
-const typeOf = (name: string) => name.replace(/ \d+$/, '');
+/** The type of a named thing: `mug 2` → `mug`. */
+export const typeOf = (name: string) => name.replace(/ \d+$/, '');
 
 /** Plays one episode: call `act` with each observation and the admissible commands. */
 export class SearchingExpert {
