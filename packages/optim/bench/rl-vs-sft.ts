@@ -1,5 +1,6 @@
 // RL against more SFT on generated ALFWorld tasks. A small tfjs policy is fine-tuned on
-// demonstrations (the engine's oracle's, or a searching expert's with `--demonstrator=searching`) until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
+// demonstrations (the engine's oracle's, or a searching expert's with `--demonstrator=searching`)
+// until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
 // (a) RL (turn-level advantages, PPO clip-higher on the exact constrained-decoding logprobs) and
 // (b) continued SFT each get the same budget of process CPU seconds, and both are evaluated
 // on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs: greedily (the goal's measure) and
@@ -19,7 +20,7 @@ import { wilsonInterval } from '@pilotrl/agent';
 import { createRng } from '@pilotrl/core';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { createUpdateStep } from '../src/index';
-import { play, taskSource } from './rl-vs-sft/alfworld-play';
+import { parseDemonstrator, play, taskSource } from './rl-vs-sft/alfworld-play';
 import {
   type BenchData,
   cpuSeconds,
@@ -41,10 +42,7 @@ const startArg = flag('start');
 /** RL's tasks: fresh generated train tasks (default), or the demonstrated ones (`demo`). */
 const rlTasks = flag('rl-tasks') ?? 'fresh';
 if (rlTasks !== 'fresh' && rlTasks !== 'demo') throw new Error('--rl-tasks must be fresh or demo');
-const demonstrator = flag('demonstrator') ?? 'oracle';
-if (demonstrator !== 'oracle' && demonstrator !== 'searching') {
-  throw new Error('--demonstrator must be oracle or searching');
-}
+const demonstrator = parseDemonstrator(flag('demonstrator') ?? 'oracle');
 /** Set in the processes that run one arm of one seed. */
 const jobArg = flag('job');
 

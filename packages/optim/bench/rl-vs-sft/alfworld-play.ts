@@ -50,7 +50,15 @@ export class PlayState implements EpisodeView {
  * Who demonstrates: the engine's `oracle` (it knows where everything is and walks straight there) or
  * a `searching` expert that sees only what the player sees and searches in a random order.
  */
-export type Demonstrator = 'oracle' | 'searching';
+export const demonstrators = ['oracle', 'searching'] as const;
+export type Demonstrator = (typeof demonstrators)[number];
+
+/** A `--demonstrator` flag's value, checked. */
+export function parseDemonstrator(value: string): Demonstrator {
+  const known = demonstrators.find((d) => d === value);
+  if (known === undefined) throw new Error(`--demonstrator must be one of ${demonstrators.join(', ')}`);
+  return known;
+}
 
 /**
  * One (prompt, command) pair per step of the demonstrator's play of each task; the searching

@@ -25,7 +25,7 @@ import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
-import { play, taskSource } from './alfworld-play';
+import { parseDemonstrator, play, taskSource } from './alfworld-play';
 import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep, winRate } from './harness';
 import { createProgressReward } from './progress-reward';
 
@@ -65,15 +65,16 @@ const arms = ['rl', 'sft', 'expert-iteration'];
 if (values.start === undefined) throw new Error('--start=<checkpoint dir> is required');
 if (values.pool !== 'demo' && values.pool !== 'fresh') throw new Error('--pool must be demo or fresh');
 if (!arms.includes(values.arm!)) throw new Error(`--arm must be one of ${arms.join(', ')}`);
-if (values.demonstrator !== 'oracle' && values.demonstrator !== 'searching') {
-  throw new Error('--demonstrator must be oracle or searching');
+const demonstrator = parseDemonstrator(values.demonstrator!);
+if (values['episode-mean'] && values.estimator !== 'turn-level') {
+  throw new Error('--episode-mean applies to --estimator=turn-level');
 }
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
 const learningRate = Number(values.lr ?? (values.arm === 'rl' ? 1e-3 : 3e-3));
 
 const policy = await TfjsPolicy.load(values.start);
-const data = await loadData(policy.tokenizer, { ...fullData, demonstrator: values.demonstrator });
+const data = await loadData(policy.tokenizer, { ...fullData, demonstrator });
 const evalTasks = [
   ...data.evalTasks.filter((t) => t.split === 'valid_seen').slice(0, number('eval-per-split')),
   ...data.evalTasks.filter((t) => t.split === 'valid_unseen').slice(0, number('eval-per-split')),
@@ -101,11 +102,7 @@ advantageEstimators.register('turn-level-episode-mean', (args) => {
     },
   };
 });
-const estimator =
-  values['episode-mean'] && values.estimator === 'turn-level' ? 'turn-level-episode-mean' : values.estimator!;
-if (values['episode-mean'] && values.estimator !== 'turn-level') {
-  throw new Error('--episode-mean applies to --estimator=turn-level');
-}
+const estimator = values['episode-mean'] ? 'turn-level-episode-mean' : values.estimator!;
 const update = createUpdateStep({
   estimator,
   ...(values.estimator === 'turn-level' ? { estimatorArgs: { stepWeight: 1, gamma: 0.95 } } : {}),
@@ -120,11 +117,13 @@ const update = createUpdateStep({
   adam: { learningRate, gradClipNorm: 1 },
 });
 const rng = createRng(values.seed === '0' ? 'rl-vs-sft/explore' : `rl-vs-sft/explore/${values.seed}`);
-/** RL's reward: success, plus the shaping terms the flags ask for. */
+/** RL's reward: success, plus the shaping terms the flags ask for (only those are computed). */
 const reward = composeRewards([
   { fn: createOutcomeReward(), weight: 1 },
-  { fn: createProgressReward(), weight: number('progress') },
-  { fn: createRepeatedActionPenalty({ penalty: number('repeat-penalty'), window: 2 }), weight: 1 },
+  ...(number('progress') !== 0 ? [{ fn: createProgressReward(), weight: number('progress') }] : []),
+  ...(number('repeat-penalty') !== 0
+    ? [{ fn: createRepeatedActionPenalty({ penalty: number('repeat-penalty'), window: 2 }), weight: 1 }]
+    : []),
 ]);
 
 /** Task draws: uniform over the pool, or by type weighted by p(1-p) of recent rollout success. */

@@ -6,7 +6,7 @@
 // bit it tells a near miss from a wasted episode, and what it rewards (take the object the task
 // names, not whatever lies first) is the same on every task.
 import type { Episode, RewardFn } from '@pilotrl/core';
-import { parseGoal, typeOf } from './searching-expert';
+import { parseGoal, takenObject, typeOf } from './searching-expert';
 
 /** Component `progress` in [0, 1]. */
 export function createProgressReward(): RewardFn {
@@ -16,7 +16,6 @@ export function createProgressReward(): RewardFn {
       if (episode.won) return { progress: 1 };
       const goal = parseGoal(episode.task);
       const placed = new Set<string>();
-      const take = (action: string) => /^take (.+?) from /.exec(action)?.[1];
       const transform = (action: string) => new RegExp(`^${goal.transform} (.+?) with `).exec(action)?.[1];
       const put = (action: string) => {
         const match = /^put (.+?) in\/on (.+)$/.exec(action);
@@ -26,14 +25,14 @@ export function createProgressReward(): RewardFn {
       };
       let holding = '';
       const use = (action: string) => (action.startsWith(`use ${goal.target} `) ? holding : undefined);
-      const one = [take, ...(goal.transform ? [transform] : []), goal.look ? use : put];
+      const one = [takenObject, ...(goal.transform ? [transform] : []), goal.look ? use : put];
       const milestones = goal.count === 2 ? [...one, ...one] : one;
       let reached = 0;
       for (const turn of episode.turns) {
         if (reached === milestones.length || turn.action === null || turn.valid === false) continue;
         const object = milestones[reached]!(turn.action);
         if (object !== undefined && typeOf(object) === goal.object) reached++;
-        holding = take(turn.action) ?? (turn.action.startsWith('put ') ? '' : holding);
+        holding = takenObject(turn.action) ?? (turn.action.startsWith('put ') ? '' : holding);
       }
       return { progress: reached / milestones.length };
     },

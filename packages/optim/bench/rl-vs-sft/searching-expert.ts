@@ -38,6 +38,8 @@ export function parseGoal(task: string): Goal {
 const applianceOf = { clean: 'sinkbasin', heat: 'microwave', cool: 'fridge' } as const;
 /** The type of a named thing: `mug 2` → `mug`. */
 export const typeOf = (name: string) => name.replace(/ \d+$/, '');
+/** The object a `take <object> from <receptacle>` command picks up, if it is one. */
+export const takenObject = (command: string) => /^take (.+?) from /.exec(command)?.[1];
 
 /** Plays one episode: call `act` with each observation and the admissible commands. */
 export class SearchingExpert {
@@ -67,9 +69,9 @@ export class SearchingExpert {
   }
 
   private read(observation: string): void {
-    const list = /(?:On the ([\w ]+?)|In it), you see (.+)\.$/.exec(observation.trim());
+    const list = /(?:On the [\w ]+?|In it), you see (.+)\.$/.exec(observation.trim());
     if (!list || this.here === '') return;
-    for (const item of list[2]!.matchAll(/an? (\w+ \d+)/g)) this.seen.set(item[1]!, this.here);
+    for (const item of list[1]!.matchAll(/an? (\w+ \d+)/g)) this.seen.set(item[1]!, this.here);
   }
 
   private apply(command: string): void {
@@ -78,10 +80,10 @@ export class SearchingExpert {
       this.here = go[1]!;
       this.visited.add(this.here);
     }
-    const take = /^take (.+?) from /.exec(command);
-    if (take) {
-      this.holding = take[1]!;
-      this.seen.delete(this.holding);
+    const taken = takenObject(command);
+    if (taken !== undefined) {
+      this.holding = taken;
+      this.seen.delete(taken);
     }
     if (/^put /.test(command)) {
       this.placed.add(this.holding);
@@ -120,10 +122,10 @@ export class SearchingExpert {
       );
     }
     const wanted = admissible.find(
-      (c) => c.startsWith(`take ${goal.object} `) && !this.placed.has(/^take (.+?) from /.exec(c)![1]!),
+      (c) => c.startsWith(`take ${goal.object} `) && !this.placed.has(takenObject(c)!),
     );
-    if (wanted && typeOf(this.here) !== goal.target) return wanted;
-    if (wanted && this.placed.size === 0) return wanted;
+    // A goal object already lying where goal objects go is left there once one has been placed.
+    if (wanted && (typeOf(this.here) !== goal.target || this.placed.size === 0)) return wanted;
     return this.goToSeen(goal.object, admissible) ?? has(`open ${this.here}`) ?? this.search(admissible);
   }
 
