@@ -73,6 +73,30 @@ describe('packed scoring', () => {
     expect(['look', 'open fridge 1']).toContain(results[1]!.text);
   });
 
+  it('batches requests by packed length and returns each in its place, as if scored alone', async () => {
+    const small = await TfjsPolicy.create({
+      tokenizer: policy.tokenizer,
+      model: { dModel: 32, nLayers: 2, nHeads: 2, contextLength: 96, seed: 11 },
+      maxBatch: 2,
+    });
+    // Longest first, so that sorting by packed length reorders them across batches.
+    const requests = [5, 1, 4, 2, 3].map((n, seed) => ({
+      messages: [{ role: 'user' as const, content: `room ${'and a cabinet '.repeat(n)}` }],
+      choices: choices.slice(0, n),
+      temperature: 1,
+      seed,
+    }));
+    const together = await small.generate(requests);
+    for (const [i, request] of requests.entries()) {
+      const [alone] = await small.generate([request]);
+      expect(together[i]!.text).toBe(alone!.text);
+      expect(together[i]!.choiceLogprobs).toHaveLength(request.choices.length);
+      together[i]!.choiceLogprobs!.forEach((lp, c) => {
+        expect(lp).toBeCloseTo(alone!.choiceLogprobs![c]!, 5);
+      });
+    }
+  });
+
   it('treats a repeated choice as one string of the distribution', async () => {
     const repeated = ['look', 'open fridge 1', 'look'];
     const results = await policy.generate(

@@ -178,22 +178,29 @@ export class TfjsPolicy {
         results[i] = this.freeResult(outputs[k]!, prompts[i]!);
       });
     }
-    for (const chunk of chunks(constrained, this.maxBatch)) {
+    // Constrained requests are scored in batches of similar packed length, so that short ones are
+    // not padded to the longest of a mixed batch; each keeps its own rng, so results do not depend
+    // on the order.
+    const candidates = new Map(constrained.map((i) => [i, this.choiceTokens(resolved[i]!.choices!)]));
+    const packed = new Map(
+      constrained.map((i) => [
+        i,
+        this.checkChoicesFit(prompts[i]!, candidates.get(i)!, `generate request ${i}`),
+      ]),
+    );
+    const byLength = [...constrained].sort((a, b) => packed.get(a)! - packed.get(b)!);
+    for (const chunk of chunks(byLength, this.maxBatch)) {
       options.signal?.throwIfAborted();
-      const candidates = chunk.map((i) => this.choiceTokens(resolved[i]!.choices!));
-      chunk.forEach((i, k) => {
-        this.checkChoicesFit(prompts[i]!, candidates[k]!, `generate request ${i}`);
-      });
       const scores = scoreCandidates(
         this.model,
-        chunk.map((i, k) => ({
+        chunk.map((i) => ({
           prompt: prompts[i]!,
-          candidates: candidates[k]!,
+          candidates: candidates.get(i)!,
           temperature: resolved[i]!.temperature,
         })),
       );
       chunk.forEach((i, k) => {
-        results[i] = this.choiceResult(resolved[i]!, prompts[i]!, candidates[k]!, scores[k]!, rngs[i]!);
+        results[i] = this.choiceResult(resolved[i]!, prompts[i]!, candidates.get(i)!, scores[k]!, rngs[i]!);
       });
     }
     return results;
@@ -255,13 +262,15 @@ export class TfjsPolicy {
     return choices.map((choice) => [...this.tokenizer.encode(choice), END_ID]);
   }
 
-  private checkChoicesFit(prompt: readonly number[], candidates: readonly number[][], where: string): void {
+  /** The packed length of prompt + choices, checked against the context. */
+  private checkChoicesFit(prompt: readonly number[], candidates: readonly number[][], where: string): number {
     const length = packedLength({ prompt, candidates });
     if (length > this.model.config.contextLength) {
       throw new InvalidArgumentError(
         `${where}: prompt + choices pack to ${length} tokens but the context holds ${this.model.config.contextLength}; offer fewer choices or a shorter prompt`,
       );
     }
+    return length;
   }
 
   private freeResult(output: GeneratedSequence, prompt: readonly number[]): GenerateResult {
