@@ -1,6 +1,7 @@
-// Speed of @pilotrl/policy-tfjs on this machine: training tokens/s (forward + backward + AdamW)
-// and batch-32 generation tokens/s with and without the KV cache, for two model sizes, next to
-// the same model trained in PyTorch (tooling/bench/torch_reference.py) when its venv exists.
+// Speed of @pilotrl/policy-tfjs on this machine: training tokens/s (forward + backward + AdamW),
+// batch-32 generation tokens/s with and without the KV cache, and constrained choice requests/s
+// with packed scoring against one sequence per command, for two model sizes, next to the same
+// model trained in PyTorch (tooling/bench/torch_reference.py) when its venv exists.
 //
 //   pnpm bench                      # both sizes
 //   pnpm bench -- --sizes=1m        # one size
@@ -12,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Datum } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs';
-import { shutdownBackend, TfjsPolicy, Tokenizer } from '../src/index';
+import { renderChat, shutdownBackend, TfjsPolicy, Tokenizer } from '../src/index';
 
 interface Size {
   name: string;
@@ -187,6 +188,41 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
       `  KV cache   decode ${decodeRate.toFixed(0)} tokens/s; with the ${GENERATION_BATCH}x${CONTEXT - cachedTokens} prefill (${prefill.seconds.toFixed(1)} s) ${cachedRate.toFixed(0)} tokens/s for ${cachedTokens} tokens per sequence\n` +
       `  recompute  ${fullRate.toFixed(1)} tokens/s (every token re-runs the ${CONTEXT}-token context)\n` +
       `  KV cache / recompute: ${(decodeRate / fullRate).toFixed(0)}x decoding, ${(cachedRate / fullRate).toFixed(1)}x including the prefill`,
+  );
+
+  // Constrained decoding as an agent uses it: 64 requests of mixed prompt lengths, each choosing
+  // among 5-16 commands. Packed scoring (one sequence per request, shared prefixes once, batches
+  // of similar packed length) against scoring every prompt + command as its own sequence.
+  const text = (ids: number[]) => tokenizer.decode(ids);
+  const commands = Array.from({ length: 40 }, (_, i) => text(randomIds(2 + (i % 4), 500 + i)));
+  const choiceRequests = Array.from({ length: 64 }, (_, r) => {
+    const messages = [{ role: 'user' as const, content: text(randomIds(20 + ((r * 37) % 60), 300 + r)) }];
+    return {
+      messages,
+      prompt: renderChat(tokenizer, messages),
+      choices: commands.slice(r % 16, (r % 16) + 5 + ((r * 7) % 12)),
+    };
+  });
+  const packedSeconds = await timeAsync(async () => {
+    await policy.generate(
+      choiceRequests.map(({ messages, choices }) => ({ messages, choices, temperature: 1, seed: 1 })),
+    );
+  });
+  const separateSeconds = await timeAsync(async () => {
+    const sequences = choiceRequests.flatMap((r) =>
+      r.choices.map((choice) => {
+        const tokenIds = [...r.prompt, ...policy.encode(choice)];
+        return { tokenIds, weights: tokenIds.map(() => 0) };
+      }),
+    );
+    for (let i = 0; i < sequences.length; i += GENERATION_BATCH) {
+      await policy.forward(sequences.slice(i, i + GENERATION_BATCH));
+    }
+  });
+  const commandCount = choiceRequests.reduce((n, r) => n + r.choices.length, 0);
+  console.log(
+    `constrained choice, ${choiceRequests.length} requests, ${commandCount} commands: packed ${(choiceRequests.length / packedSeconds).toFixed(1)} requests/s, ` +
+      `one sequence per command ${(choiceRequests.length / separateSeconds).toFixed(1)} requests/s; packed / separate = ${(separateSeconds / packedSeconds).toFixed(1)}x`,
   );
   policy.dispose();
 
