@@ -5,7 +5,8 @@
 // - `sft`: continued SFT, one step per iteration;
 // - `expert-iteration`: per iteration, sampled rollouts on fresh tasks, the steps of the won
 //   episodes kept, then `--sft-steps` SFT steps drawing `--mix` of the batches from the kept steps
-//   and the rest from the demonstrations.
+//   and the rest from the demonstrations; `--keep=shortest` keeps only each group's fewest-turn
+//   win (the one that wasted the fewest moves searching).
 // `--progress=<w>` adds w × a milestone reward (bench/rl-vs-sft/progress-reward.ts) to RL's success
 // reward, `--repeat-penalty=<p>` subtracts p × the fraction of commands that repeat one of the two
 // before them (@pilotrl/rewards); evaluations still count wins only. `--episode-mean` scales each
@@ -18,7 +19,7 @@
 //     [--arm=rl|sft|expert-iteration] [--iterations=20] [--eval-every=4] [--eval-per-split=50] \
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
-//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
+//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
@@ -50,6 +51,8 @@ const { values } = parseArgs({
     curriculum: { type: 'boolean', default: false },
     'sft-steps': { type: 'string', default: '40' },
     mix: { type: 'string', default: '0.5' },
+    /** Expert iteration keeps every won episode (`all`) or each group's shortest win (`shortest`). */
+    keep: { type: 'string', default: 'all' },
     /** Each evaluated checkpoint is saved to `<save>-<iteration>`. */
     save: { type: 'string' },
     /** Who demonstrated the SFT data the start was trained on (anchors and SFT batches). */
@@ -69,6 +72,7 @@ const demonstrator = parseDemonstrator(values.demonstrator!);
 if (values['episode-mean'] && values.estimator !== 'turn-level') {
   throw new Error('--episode-mean applies to --estimator=turn-level');
 }
+if (values.keep !== 'all' && values.keep !== 'shortest') throw new Error('--keep must be all or shortest');
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
 const learningRate = Number(values.lr ?? (values.arm === 'rl' ? 1e-3 : 3e-3));
@@ -162,6 +166,19 @@ const rollouts = async (iteration: number) => {
   return episodes;
 };
 
+/** The won episodes expert iteration learns from: all, or the fewest-turn win of each group. */
+const keptEpisodes = (episodes: readonly Episode[]) => {
+  const won = episodes.filter((e) => e.won);
+  if (values.keep === 'all') return won;
+  const shortest = new Map<string, Episode>();
+  for (const episode of won) {
+    const best = shortest.get(episode.groupId);
+    if (best === undefined || episode.turns.length < best.turns.length)
+      shortest.set(episode.groupId, episode);
+  }
+  return [...shortest.values()];
+};
+
 const evaluateBoth = async (label: string, iteration: number) => {
   const greedy = await evaluate(policy, evalTasks);
   const sampled = await evaluate(policy, evalTasks, 25, 1);
@@ -191,7 +208,7 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
     const episodes = await rollouts(iteration);
     // A won turn's generation already holds prompt + command tokens and the mask of the command:
     // the same datum as a demonstration of that command (cross-entropy over the whole vocabulary).
-    for (const turn of episodes.filter((e) => e.won).flatMap((e) => e.turns)) {
+    for (const turn of keptEpisodes(episodes).flatMap((e) => e.turns)) {
       for (const { tokenIds, lossMask } of turn.generations) kept.push({ tokenIds, weights: [...lossMask] });
     }
     for (let step = 0; step < number('sft-steps'); step++) {
