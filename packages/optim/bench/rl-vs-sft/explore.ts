@@ -7,6 +7,8 @@
 //   episodes kept, then `--sft-steps` SFT steps drawing `--mix` of the batches from the kept steps
 //   and the rest from the demonstrations; `--keep=shortest` keeps only each group's fewest-turn
 //   win (the one that wasted the fewest moves searching).
+// `--new-demos=<n>` gives the sft arm the demonstrations of n new train tasks instead of the
+// bench's (is the SFT plateau the data's or the model's?).
 // `--progress=<w>` adds w × a milestone reward (bench/rl-vs-sft/progress-reward.ts) to RL's success
 // reward, `--repeat-penalty=<p>` subtracts p × the fraction of commands that repeat one of the two
 // before them (@pilotrl/rewards); evaluations still count wins only. `--episode-mean` scales each
@@ -19,14 +21,15 @@
 //     [--arm=rl|sft|expert-iteration] [--iterations=20] [--eval-every=4] [--eval-per-split=50] \
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
-//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
+//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest] [--new-demos=0] \
+//     [--save=<dir prefix>] [--demonstrator=oracle|searching] \
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { sftDatum, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
-import { parseDemonstrator, play, taskSource } from './alfworld-play';
+import { demonstrations, parseDemonstrator, play, taskSource } from './alfworld-play';
 import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep, winRate } from './harness';
 import { createProgressReward } from './progress-reward';
 
@@ -53,6 +56,11 @@ const { values } = parseArgs({
     mix: { type: 'string', default: '0.5' },
     /** Expert iteration keeps every won episode (`all`) or each group's shortest win (`shortest`). */
     keep: { type: 'string', default: 'all' },
+    /**
+     * The sft arm trains on the demonstrator's play of this many new train tasks (from offset
+     * 200,000: disjoint from the bench's demonstrated tasks and from the fresh pool) instead.
+     */
+    'new-demos': { type: 'string', default: '0' },
     /** Each evaluated checkpoint is saved to `<save>-<iteration>`. */
     save: { type: 'string' },
     /** Who demonstrated the SFT data the start was trained on (anchors and SFT batches). */
@@ -72,6 +80,7 @@ const demonstrator = parseDemonstrator(values.demonstrator!);
 if (values['episode-mean'] && values.estimator !== 'turn-level') {
   throw new Error('--episode-mean applies to --estimator=turn-level');
 }
+if (values['new-demos'] !== '0' && values.arm !== 'sft') throw new Error('--new-demos applies to --arm=sft');
 if (values.keep !== 'all' && values.keep !== 'shortest') throw new Error('--keep must be all or shortest');
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
@@ -88,6 +97,15 @@ const pool =
   values.pool === 'demo'
     ? data.trainTasks
     : await taskSource.tasks('train', { offset: 100_000, limit: 5_000 });
+const newDemoTasks =
+  number('new-demos') > 0
+    ? await taskSource.tasks('train', { offset: 200_000, limit: number('new-demos') })
+    : undefined;
+const sftData = newDemoTasks
+  ? (await demonstrations(newDemoTasks, 25, demonstrator))
+      .map((d) => sftDatum(policy.tokenizer, d))
+      .filter((d) => d.tokenIds.length < fullData.contextLength)
+  : data.datums;
 const anchorCoef = number('anchor');
 advantageEstimators.register('turn-level-episode-mean', (args) => {
   const inner = turnLevel(args as Parameters<typeof turnLevel>[0]);
@@ -197,7 +215,7 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
   const iterationStart = cpuSeconds();
   let line = `iteration ${iteration}`;
   if (values.arm === 'sft') {
-    await sftStep(policy, data.datums, rng, { batchSize: 32, learningRate });
+    await sftStep(policy, sftData, rng, { batchSize: 32, learningRate });
   } else if (values.arm === 'rl') {
     const episodes = await reward.applyAll(await rollouts(iteration));
     const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
