@@ -26,11 +26,21 @@
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
-import { sftDatum, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
-import { demonstrations, parseDemonstrator, play, taskSource } from './alfworld-play';
-import { cpuSeconds, evaluate, fullData, loadData, log, pct, sftStep, winRate } from './harness';
+import { parseDemonstrator, play, taskSource } from './alfworld-play';
+import {
+  cpuSeconds,
+  demonstrationDatums,
+  evaluate,
+  fullData,
+  loadData,
+  log,
+  pct,
+  sftStep,
+  winRate,
+} from './harness';
 import { createProgressReward } from './progress-reward';
 
 const { values } = parseArgs({
@@ -102,9 +112,7 @@ const newDemoTasks =
     ? await taskSource.tasks('train', { offset: 200_000, limit: number('new-demos') })
     : undefined;
 const sftData = newDemoTasks
-  ? (await demonstrations(newDemoTasks, 25, demonstrator))
-      .map((d) => sftDatum(policy.tokenizer, d))
-      .filter((d) => d.tokenIds.length < fullData.contextLength)
+  ? await demonstrationDatums(newDemoTasks, policy.tokenizer, demonstrator)
   : data.datums;
 const anchorCoef = number('anchor');
 advantageEstimators.register('turn-level-episode-mean', (args) => {

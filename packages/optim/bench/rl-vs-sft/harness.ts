@@ -3,7 +3,7 @@
 // and CPU-time and log helpers.
 import { wilsonInterval } from '@pilotrl/agent';
 import type { ChatMessage, Datum, Episode, Rng, TaskRef } from '@pilotrl/core';
-import { sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
+import { type SftExample, sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { type Demonstrator, demonstrations, play, taskSource } from './alfworld-play';
 
 export const cpuSeconds = () => {
@@ -40,6 +40,24 @@ export const fullData: DataOptions = {
 
 export type BenchData = Awaited<ReturnType<typeof loadData>>;
 
+/** SFT datums of demonstration steps, leaving out those that do not fit the context. */
+const toDatums = (demos: readonly SftExample[], tokenizer: Tokenizer, contextLength: number) =>
+  demos.map((d) => sftDatum(tokenizer, d)).filter((d) => d.tokenIds.length < contextLength);
+
+/** The demonstrator's play of `tasks` as SFT datums, tokenised like the bench's own. */
+export async function demonstrationDatums(
+  tasks: readonly TaskRef[],
+  tokenizer: Tokenizer,
+  demonstrator: Demonstrator,
+  options: Pick<DataOptions, 'maxSteps' | 'contextLength'> = fullData,
+): Promise<Datum[]> {
+  return toDatums(
+    await demonstrations(tasks, options.maxSteps, demonstrator),
+    tokenizer,
+    options.contextLength,
+  );
+}
+
 /** The same tasks and demonstrations in every process; a tokenizer is trained unless given. */
 export async function loadData(tokenizer?: Tokenizer, options: DataOptions = fullData) {
   const trainTasks = await taskSource.tasks('train', { limit: options.demoTasks });
@@ -57,9 +75,7 @@ export async function loadData(tokenizer?: Tokenizer, options: DataOptions = ful
       ]),
       { vocabSize: options.vocabSize },
     );
-  const datums = demos
-    .map((d) => sftDatum(vocabulary, d))
-    .filter((d) => d.tokenIds.length < options.contextLength);
+  const datums = toDatums(demos, vocabulary, options.contextLength);
   return {
     trainTasks,
     datums,
