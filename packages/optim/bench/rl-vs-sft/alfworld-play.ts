@@ -2,7 +2,7 @@
 // the receptacles visited, the last command and what it showed), demonstrations (the oracle's or a
 // searching expert's) rendered in that same prompt, and a lock-step rollout loop whose decoding is
 // constrained to the admissible commands, so every action is valid and its logprob is exact.
-import { createRng, type Episode, type Policy, type TaskRef } from '@pilotrl/core';
+import { createRng, type Episode, type Policy, type StepResult, type TaskRef } from '@pilotrl/core';
 import { AlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
 import type { SftExample } from '@pilotrl/policy-tfjs';
 import { choiceRollout, type EpisodeView } from '../../test/choice-rollout';
@@ -61,6 +61,28 @@ export function parseDemonstrator(value: string): Demonstrator {
 }
 
 /**
+ * Plays `task` with `act` (undefined ends the episode) and returns one (prompt, command) pair per
+ * command, each prompt as the policy would have seen it, and whether the episode was won.
+ */
+export async function playExamples(
+  env: AlfworldEnv,
+  task: Pick<TaskRef, 'seed' | 'taskId'>,
+  act: (step: StepResult, index: number) => string | undefined,
+): Promise<{ examples: SftExample[]; won: boolean }> {
+  let step = await env.reset({ seed: task.seed, taskId: task.taskId });
+  const state = new PlayState(step.info.task ?? '');
+  const examples: SftExample[] = [];
+  while (!step.terminated && !step.truncated) {
+    const action = act(step, examples.length);
+    if (action === undefined) break;
+    examples.push({ prompt: [{ role: 'user', content: state.prompt() }], response: action });
+    step = await env.step(action);
+    state.observe(action, step.observation);
+  }
+  return { examples, won: step.info.won };
+}
+
+/**
  * One (prompt, command) pair per step of the demonstrator's play of each task; the searching
  * expert's episodes count only when won.
  */
@@ -72,22 +94,19 @@ export async function demonstrations(
   const examples: SftExample[] = [];
   const env = new AlfworldEnv({ maxSteps });
   for (const task of tasks) {
-    let step = await env.reset({ seed: task.seed, taskId: task.taskId });
-    const state = new PlayState(step.info.task ?? '');
-    const episode: SftExample[] = [];
-    const oracle = demonstrator === 'oracle' ? (await taskSource.oracle!(task)).actions : undefined;
-    const expert =
-      demonstrator === 'searching'
-        ? new SearchingExpert(step.info.task ?? '', createRng(`searching-expert/${task.taskId}/${task.seed}`))
-        : undefined;
-    while (!step.terminated && !step.truncated) {
-      const action = oracle ? oracle[episode.length] : expert!.act(step.observation, step.admissibleActions);
-      if (action === undefined) break;
-      episode.push({ prompt: [{ role: 'user', content: state.prompt() }], response: action });
-      step = await env.step(action);
-      state.observe(action, step.observation);
+    if (demonstrator === 'oracle') {
+      const oracle = (await taskSource.oracle!(task)).actions;
+      examples.push(...(await playExamples(env, task, (_, index) => oracle[index])).examples);
+    } else {
+      const expert = new SearchingExpert(
+        (await env.reset({ seed: task.seed, taskId: task.taskId })).info.task ?? '',
+        createRng(`searching-expert/${task.taskId}/${task.seed}`),
+      );
+      const played = await playExamples(env, task, (step) =>
+        expert.act(step.observation, step.admissibleActions),
+      );
+      if (played.won) examples.push(...played.examples);
     }
-    if (oracle || step.info.won) examples.push(...episode);
   }
   return examples;
 }

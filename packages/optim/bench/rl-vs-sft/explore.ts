@@ -6,7 +6,9 @@
 // - `expert-iteration`: per iteration, sampled rollouts on fresh tasks, the steps of the won
 //   episodes kept, then `--sft-steps` SFT steps drawing `--mix` of the batches from the kept steps
 //   and the rest from the demonstrations; `--keep=shortest` keeps only each group's fewest-turn
-//   win (the one that wasted the fewest moves searching).
+//   win (the one that wasted the fewest moves searching); `--keep=shortcut` replays each group's
+//   wins without their detours (bench/rl-vs-sft/shortcut.ts) and keeps the shortest, rendered in
+//   the prompts that play would have shown.
 // `--new-demos=<n>` gives the sft arm the demonstrations of n new train tasks instead of the
 // bench's (is the SFT plateau the data's or the model's?).
 // `--progress=<w>` adds w × a milestone reward (bench/rl-vs-sft/progress-reward.ts) to RL's success
@@ -21,19 +23,21 @@
 //     [--arm=rl|sft|expert-iteration] [--iterations=20] [--eval-every=4] [--eval-per-split=50] \
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
-//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest] [--new-demos=0] \
+//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest|shortcut] [--new-demos=0] \
 //     [--save=<dir prefix>] [--demonstrator=oracle|searching] \
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
+import { AlfworldEnv } from '@pilotrl/env-alfworld';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
-import { parseDemonstrator, play, taskSource } from './alfworld-play';
+import { parseDemonstrator, play, playExamples, taskSource } from './alfworld-play';
 import {
   cpuSeconds,
   demonstrationDatums,
   evaluate,
+  exampleDatums,
   fullData,
   loadData,
   log,
@@ -42,6 +46,7 @@ import {
   winRate,
 } from './harness';
 import { createProgressReward } from './progress-reward';
+import { shortcut } from './shortcut';
 
 const { values } = parseArgs({
   options: {
@@ -64,7 +69,10 @@ const { values } = parseArgs({
     curriculum: { type: 'boolean', default: false },
     'sft-steps': { type: 'string', default: '40' },
     mix: { type: 'string', default: '0.5' },
-    /** Expert iteration keeps every won episode (`all`) or each group's shortest win (`shortest`). */
+    /**
+     * Expert iteration keeps every won episode (`all`), each group's shortest win (`shortest`) or
+     * the shortest of its wins replayed without their detours (`shortcut`).
+     */
     keep: { type: 'string', default: 'all' },
     /**
      * The sft arm trains on the demonstrator's play of this many new train tasks (from offset
@@ -91,7 +99,8 @@ if (values['episode-mean'] && values.estimator !== 'turn-level') {
   throw new Error('--episode-mean applies to --estimator=turn-level');
 }
 if (values['new-demos'] !== '0' && values.arm !== 'sft') throw new Error('--new-demos applies to --arm=sft');
-if (values.keep !== 'all' && values.keep !== 'shortest') throw new Error('--keep must be all or shortest');
+const keeps = ['all', 'shortest', 'shortcut'];
+if (!keeps.includes(values.keep!)) throw new Error(`--keep must be one of ${keeps.join(', ')}`);
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
 const learningRate = Number(values.lr ?? (values.arm === 'rl' ? 1e-3 : 3e-3));
@@ -192,17 +201,48 @@ const rollouts = async (iteration: number) => {
   return episodes;
 };
 
-/** The won episodes expert iteration learns from: all, or the fewest-turn win of each group. */
-const keptEpisodes = (episodes: readonly Episode[]) => {
-  const won = episodes.filter((e) => e.won);
-  if (values.keep === 'all') return won;
-  const shortest = new Map<string, Episode>();
-  for (const episode of won) {
-    const best = shortest.get(episode.groupId);
-    if (best === undefined || episode.turns.length < best.turns.length)
-      shortest.set(episode.groupId, episode);
+/** Each group's wins, fewest turns first. */
+const winsByGroup = (episodes: readonly Episode[]) => {
+  const groups = new Map<string, Episode[]>();
+  for (const episode of episodes.filter((e) => e.won)) {
+    const own = groups.get(episode.groupId);
+    if (own === undefined) groups.set(episode.groupId, [episode]);
+    else own.push(episode);
   }
-  return [...shortest.values()];
+  return [...groups.values()].map((wins) => wins.sort((a, b) => a.turns.length - b.turns.length));
+};
+
+/** A won turn's generation already holds prompt + command tokens and the mask of the command. */
+const turnDatums = (episode: Episode): Datum[] =>
+  episode.turns.flatMap((turn) =>
+    turn.generations.map(({ tokenIds, lossMask }) => ({ tokenIds, weights: [...lossMask] })),
+  );
+
+const replayEnv = new AlfworldEnv({ maxSteps: 25, cacheSize: 4 });
+const poolById = new Map(pool.map((task) => [task.taskId, task]));
+
+/** The won steps expert iteration learns from, as SFT datums (see `--keep`). */
+const keptDatums = async (episodes: readonly Episode[]): Promise<Datum[]> => {
+  const groups = winsByGroup(episodes);
+  if (values.keep === 'all') return groups.flat().flatMap(turnDatums);
+  if (values.keep === 'shortest') return groups.flatMap((wins) => turnDatums(wins[0]!));
+  const datums: Datum[] = [];
+  for (const wins of groups) {
+    const task = poolById.get(wins[0]!.taskId!)!;
+    let best: string[] | undefined;
+    for (const win of wins) {
+      const cut = await shortcut(
+        replayEnv,
+        task,
+        win.turns.map((turn) => turn.action!),
+      );
+      if (best === undefined || cut.length < best.length) best = cut;
+    }
+    const played = await playExamples(replayEnv, task, (_, index) => best![index]);
+    if (!played.won) throw new Error(`shortcut of ${task.taskId} did not win when rendered`);
+    datums.push(...exampleDatums(played.examples, policy.tokenizer));
+  }
+  return datums;
 };
 
 const evaluateBoth = async (label: string, iteration: number) => {
@@ -232,11 +272,7 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
     line += `: rollout success ${pct(winRate(episodes))}, mean reward ${meanReward.toFixed(3)}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}`;
   } else {
     const episodes = await rollouts(iteration);
-    // A won turn's generation already holds prompt + command tokens and the mask of the command:
-    // the same datum as a demonstration of that command (cross-entropy over the whole vocabulary).
-    for (const turn of keptEpisodes(episodes).flatMap((e) => e.turns)) {
-      for (const { tokenIds, lossMask } of turn.generations) kept.push({ tokenIds, weights: [...lossMask] });
-    }
+    kept.push(...(await keptDatums(episodes)));
     for (let step = 0; step < number('sft-steps'); step++) {
       const source = kept.length > 0 && rng.float() < number('mix') ? kept : data.datums;
       await sftStep(policy, source, rng, { batchSize: 32, learningRate });

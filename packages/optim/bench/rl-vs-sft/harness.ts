@@ -41,7 +41,7 @@ export const fullData: DataOptions = {
 export type BenchData = Awaited<ReturnType<typeof loadData>>;
 
 /** SFT datums of demonstration steps, leaving out those that do not fit the context. */
-const toDatums = (demos: readonly SftExample[], tokenizer: Tokenizer, contextLength: number) =>
+export const exampleDatums = (demos: readonly SftExample[], tokenizer: Tokenizer, contextLength = 512) =>
   demos.map((d) => sftDatum(tokenizer, d)).filter((d) => d.tokenIds.length < contextLength);
 
 /** The demonstrator's play of `tasks` as SFT datums, tokenised like the bench's own. */
@@ -51,7 +51,7 @@ export async function demonstrationDatums(
   demonstrator: Demonstrator,
   options: Pick<DataOptions, 'maxSteps' | 'contextLength'> = fullData,
 ): Promise<Datum[]> {
-  return toDatums(
+  return exampleDatums(
     await demonstrations(tasks, options.maxSteps, demonstrator),
     tokenizer,
     options.contextLength,
@@ -75,7 +75,7 @@ export async function loadData(tokenizer?: Tokenizer, options: DataOptions = ful
       ]),
       { vocabSize: options.vocabSize },
     );
-  const datums = toDatums(demos, vocabulary, options.contextLength);
+  const datums = exampleDatums(demos, vocabulary, options.contextLength);
   return {
     trainTasks,
     datums,
