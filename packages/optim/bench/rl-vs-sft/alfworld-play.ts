@@ -98,13 +98,12 @@ export async function demonstrations(
       const oracle = (await taskSource.oracle!(task)).actions;
       examples.push(...(await playExamples(env, task, (_, index) => oracle[index])).examples);
     } else {
-      const expert = new SearchingExpert(
-        (await env.reset({ seed: task.seed, taskId: task.taskId })).info.task ?? '',
-        createRng(`searching-expert/${task.taskId}/${task.seed}`),
-      );
-      const played = await playExamples(env, task, (step) =>
-        expert.act(step.observation, step.admissibleActions),
-      );
+      const rng = createRng(`searching-expert/${task.taskId}/${task.seed}`);
+      let expert: SearchingExpert | undefined;
+      const played = await playExamples(env, task, (step) => {
+        expert ??= new SearchingExpert(step.info.task ?? '', rng);
+        return expert.act(step.observation, step.admissibleActions);
+      });
       if (played.won) examples.push(...played.examples);
     }
   }
