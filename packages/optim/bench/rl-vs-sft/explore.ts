@@ -9,6 +9,9 @@
 //   win (the one that wasted the fewest moves searching); `--keep=shortcut` replays each group's
 //   wins without their detours (bench/rl-vs-sft/shortcut.ts) and keeps the shortest, rendered in
 //   the prompts that play would have shown.
+// `--anneal=<n>` ends the sft and expert-iteration arms with n more SFT steps whose learning rate
+// falls linearly from `--lr` to 0, batches drawn as the arm draws them, then evaluates again (the
+// start checkpoint was annealed the same way, so both arms are compared at the end of a decay).
 // `--new-demos=<n>` gives the sft arm the demonstrations of n new train tasks instead of the
 // bench's (is the SFT plateau the data's or the model's?).
 // `--progress=<w>` adds w × a milestone reward (bench/rl-vs-sft/progress-reward.ts) to RL's success
@@ -24,7 +27,7 @@
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
 //     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest|shortcut] [--new-demos=0] \
-//     [--save=<dir prefix>] [--demonstrator=oracle|searching] \
+//     [--anneal=0] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
@@ -79,6 +82,8 @@ const { values } = parseArgs({
      * 200,000: disjoint from the bench's demonstrated tasks and from the fresh pool) instead.
      */
     'new-demos': { type: 'string', default: '0' },
+    /** SFT steps with a linearly falling learning rate after the iterations (sft, expert-iteration). */
+    anneal: { type: 'string', default: '0' },
     /** Each evaluated checkpoint is saved to `<save>-<iteration>`. */
     save: { type: 'string' },
     /** Who demonstrated the SFT data the start was trained on (anchors and SFT batches). */
@@ -99,6 +104,9 @@ if (values['episode-mean'] && values.estimator !== 'turn-level') {
   throw new Error('--episode-mean applies to --estimator=turn-level');
 }
 if (values['new-demos'] !== '0' && values.arm !== 'sft') throw new Error('--new-demos applies to --arm=sft');
+if (values.anneal !== '0' && values.arm === 'rl') {
+  throw new Error('--anneal applies to --arm=sft|expert-iteration');
+}
 const keeps = ['all', 'shortest', 'shortcut'];
 if (!keeps.includes(values.keep!)) throw new Error(`--keep must be one of ${keeps.join(', ')}`);
 const number = (name: keyof typeof values) => Number(values[name]);
@@ -259,11 +267,14 @@ await evaluateBoth('start', 0);
 /** Training CPU seconds (evaluations excluded). */
 let trainingCpu = 0;
 const kept: Datum[] = [];
+/** Where an SFT step of this arm draws its batch: expert iteration mixes kept steps in. */
+const sftSource = () =>
+  values.arm === 'sft' ? sftData : kept.length > 0 && rng.float() < number('mix') ? kept : data.datums;
 for (let iteration = 1; iteration <= number('iterations'); iteration++) {
   const iterationStart = cpuSeconds();
   let line = `iteration ${iteration}`;
   if (values.arm === 'sft') {
-    await sftStep(policy, sftData, rng, { batchSize: 32, learningRate });
+    await sftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
   } else if (values.arm === 'rl') {
     const episodes = await reward.applyAll(await rollouts(iteration));
     const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
@@ -274,8 +285,7 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
     const episodes = await rollouts(iteration);
     kept.push(...(await keptDatums(episodes)));
     for (let step = 0; step < number('sft-steps'); step++) {
-      const source = kept.length > 0 && rng.float() < number('mix') ? kept : data.datums;
-      await sftStep(policy, source, rng, { batchSize: 32, learningRate });
+      await sftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
     }
     line += `: rollout success ${pct(winRate(episodes))}, ${kept.length} won steps kept`;
   }
@@ -284,4 +294,19 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
   if (iteration % number('eval-every') === 0) {
     await evaluateBoth(`after ${iteration} iterations, ${trainingCpu.toFixed(0)} training CPU s`, iteration);
   }
+}
+const annealSteps = number('anneal');
+if (annealSteps > 0) {
+  const annealStart = cpuSeconds();
+  for (let step = 0; step < annealSteps; step++) {
+    await sftStep(policy, sftSource(), rng, {
+      batchSize: 32,
+      learningRate: learningRate * (1 - step / annealSteps),
+    });
+  }
+  trainingCpu += cpuSeconds() - annealStart;
+  await evaluateBoth(
+    `after ${annealSteps} annealing steps, ${trainingCpu.toFixed(0)} training CPU s`,
+    number('iterations') + annealSteps,
+  );
 }
