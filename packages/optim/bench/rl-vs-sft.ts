@@ -23,6 +23,8 @@ import { createUpdateStep } from '../src/index';
 import { parseDemonstrator, play, taskSource } from './rl-vs-sft/alfworld-play';
 import {
   type BenchData,
+  benchModel,
+  benchSft,
   cpuSeconds,
   type Evaluation,
   evalString,
@@ -31,6 +33,7 @@ import {
   log,
   pct,
   sftStep,
+  warmedUpRate,
   winRate,
 } from './rl-vs-sft/harness';
 
@@ -47,15 +50,14 @@ const demonstrator = parseDemonstrator(flag('demonstrator') ?? 'oracle');
 const jobArg = flag('job');
 
 const config = {
-  model: { dModel: 64, nLayers: 2, nHeads: 4, contextLength: 512 },
+  model: benchModel,
   vocabSize: 400,
   maxSteps: 25,
   demoTasks: quick ? 80 : 300,
   demonstrator,
   sft: {
-    batchSize: 32,
-    learningRate: 3e-3,
-    warmupSteps: 20,
+    batchSize: benchSft.batchSize,
+    learningRate: benchSft.learningRate,
     probeEvery: quick ? 40 : 150,
     maxSteps: quick ? 120 : 2400,
   },
@@ -233,13 +235,12 @@ async function main() {
 
   // 1. SFT to the start band, keeping the best probe's weights in case the band is never reached.
   const startDir = startArg ?? mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-start-'));
-  const sftRng = createRng('rl-vs-sft/start');
+  const sftRng = createRng(benchSft.rng);
   const probes: { step: number; rate: number }[] = [];
   let step = 0;
   while (startArg === undefined && step < config.sft.maxSteps) {
     for (let i = 0; i < config.sft.probeEvery; i++, step++) {
-      const lr = config.sft.learningRate * Math.min(1, (step + 1) / config.sft.warmupSteps);
-      await sftStep(policy, data.datums, sftRng, { ...config.sft, learningRate: lr });
+      await sftStep(policy, data.datums, sftRng, { ...config.sft, learningRate: warmedUpRate(step) });
     }
     const rate = (await evaluate(policy, data.probeTasks, config.maxSteps)).rate;
     log(`SFT step ${step}: probe success ${pct(rate)}`);

@@ -38,6 +38,21 @@ export const fullData: DataOptions = {
   contextLength: 512,
 };
 
+/** The bench's policy: a d64, 2-layer tfjs transformer (158K parameters with its tokenizer). */
+export const benchModel = { dModel: 64, nLayers: 2, nHeads: 4, contextLength: 512 } as const;
+
+/** The bench's SFT from scratch: batch 32, lr 3e-3 after a linear warm-up, one named rng stream. */
+export const benchSft = {
+  batchSize: 32,
+  learningRate: 3e-3,
+  warmupSteps: 20,
+  rng: 'rl-vs-sft/start',
+} as const;
+
+/** The learning rate of SFT step `step` (from 0) from scratch: linear warm-up, then constant. */
+export const warmedUpRate = (step: number) =>
+  benchSft.learningRate * Math.min(1, (step + 1) / benchSft.warmupSteps);
+
 export type BenchData = Awaited<ReturnType<typeof loadData>>;
 
 /** SFT datums of demonstration steps, leaving out those that do not fit the context. */
