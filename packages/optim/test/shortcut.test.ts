@@ -14,11 +14,11 @@ describe('shortcut', () => {
         .filter((a) => a.startsWith('go to ') && a !== oracle[0])
         .slice(-2);
       const wandering = [...detours, oracle[0]!, ...[...detours].reverse(), ...oracle];
-      expect((await replay(env, task, wandering)).wonAfter).toBe(wandering.length);
+      expect((await replay(env, task, wandering)).reachedAfter).toBe(wandering.length);
 
       const cut = await shortcut(env, task, wandering);
       expect(cut.length).toBeLessThanOrEqual(oracle.length);
-      expect((await replay(env, task, cut)).wonAfter).toBe(cut.length);
+      expect((await replay(env, task, cut)).reachedAfter).toBe(cut.length);
     }
   });
 
@@ -60,13 +60,13 @@ describe('shortcut', () => {
     const [task] = await taskSource.tasks('train', { limit: 1 });
     const oracle = (await taskSource.oracle!(task!)).actions;
     expect(await replay(env, task!, [oracle[0]!, 'fly to the moon', ...oracle.slice(1)])).toEqual({
-      wonAfter: undefined,
+      reachedAfter: undefined,
       stuckAt: 1,
     });
     expect(await replay(env, task!, oracle.slice(0, -1))).toEqual({
-      wonAfter: undefined,
+      reachedAfter: undefined,
       stuckAt: oracle.length - 1,
     });
-    await expect(shortcut(env, task!, oracle.slice(0, -1))).rejects.toThrow(/do not replay to a win/);
+    await expect(shortcut(env, task!, oracle.slice(0, -1))).rejects.toThrow(/do not replay to the goal/);
   });
 });

@@ -62,15 +62,17 @@ export function parseDemonstrator(value: string): Demonstrator {
 
 /**
  * Plays `task` with `act` (undefined ends the episode) and returns one (prompt, command) pair per
- * command, each prompt as the policy would have seen it, and whether the episode was won.
+ * command, each prompt as the policy would have seen it, and whether the episode was won. The
+ * prompts name the task's goal, or `goal` where one is given (a hindsight goal).
  */
 export async function playExamples(
   env: AlfworldEnv,
   task: Pick<TaskRef, 'seed' | 'taskId'>,
   act: (step: StepResult, index: number) => string | undefined,
+  goal?: string,
 ): Promise<{ examples: SftExample[]; won: boolean }> {
   let step = await env.reset({ seed: task.seed, taskId: task.taskId });
-  const state = new PlayState(step.info.task ?? '');
+  const state = new PlayState(goal ?? step.info.task ?? '');
   const examples: SftExample[] = [];
   while (!step.terminated && !step.truncated) {
     const action = act(step, examples.length);

@@ -8,7 +8,9 @@
 //   and the rest from the demonstrations; `--keep=shortest` keeps only each group's fewest-turn
 //   win (the one that wasted the fewest moves searching); `--keep=shortcut` replays each group's
 //   wins without their detours (bench/rl-vs-sft/shortcut.ts) and keeps the shortest, rendered in
-//   the prompts that play would have shown.
+//   the prompts that play would have shown; `--hindsight` also keeps, from each group with no win,
+//   the shortest shortcut of the first goal one of its episodes reached instead
+//   (bench/rl-vs-sft/hindsight-goal.ts), its prompts naming that goal.
 // `--anneal=<n>` ends the sft and expert-iteration arms with n more SFT steps whose learning rate
 // falls linearly from `--lr` to 0, batches drawn as the arm draws them, then evaluates again (the
 // start checkpoint was annealed the same way, so both arms are compared at the end of a decay).
@@ -26,8 +28,8 @@
 //     [--arm=rl|sft|expert-iteration] [--iterations=20] [--eval-every=4] [--eval-per-split=50] \
 //     [--lr=<1e-3 RL, 3e-3 SFT>] [--tasks=8] [--group=8] [--epochs=1] [--minibatches=2] [--anchor=0.1] \
 //     [--estimator=turn-level] [--aggregation=seq-mean-token-sum] [--temperature=1] [--pool=demo|fresh] \
-//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest|shortcut] [--new-demos=0] \
-//     [--anneal=0] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
+//     [--curriculum] [--sft-steps=40] [--mix=0.5] [--keep=all|shortest|shortcut] [--hindsight] \
+//     [--new-demos=0] [--anneal=0] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
@@ -48,6 +50,7 @@ import {
   sftStep,
   winRate,
 } from './harness';
+import { goalSentence, type HindsightGoal, hindsightGoal, reaches } from './hindsight-goal';
 import { createProgressReward } from './progress-reward';
 import { shortcut } from './shortcut';
 
@@ -77,6 +80,8 @@ const { values } = parseArgs({
      * the shortest of its wins replayed without their detours (`shortcut`).
      */
     keep: { type: 'string', default: 'all' },
+    /** With `--keep=shortcut`: groups with no win teach the goal they reached (hindsight goals). */
+    hindsight: { type: 'boolean', default: false },
     /**
      * The sft arm trains on the demonstrator's play of this many new train tasks (from offset
      * 200,000: disjoint from the bench's demonstrated tasks and from the fresh pool) instead.
@@ -109,6 +114,9 @@ if (values.anneal !== '0' && values.arm === 'rl') {
 }
 const keeps = ['all', 'shortest', 'shortcut'];
 if (!keeps.includes(values.keep!)) throw new Error(`--keep must be one of ${keeps.join(', ')}`);
+if (values.hindsight && (values.arm !== 'expert-iteration' || values.keep !== 'shortcut')) {
+  throw new Error('--hindsight applies to --arm=expert-iteration --keep=shortcut');
+}
 const number = (name: keyof typeof values) => Number(values[name]);
 const temperature = number('temperature');
 const learningRate = Number(values.lr ?? (values.arm === 'rl' ? 1e-3 : 3e-3));
@@ -209,16 +217,19 @@ const rollouts = async (iteration: number) => {
   return episodes;
 };
 
-/** Each group's wins, fewest turns first. */
-const winsByGroup = (episodes: readonly Episode[]) => {
+/** The episodes of each group. */
+const byGroup = (episodes: readonly Episode[]) => {
   const groups = new Map<string, Episode[]>();
-  for (const episode of episodes.filter((e) => e.won)) {
+  for (const episode of episodes) {
     const own = groups.get(episode.groupId);
     if (own === undefined) groups.set(episode.groupId, [episode]);
     else own.push(episode);
   }
-  return [...groups.values()].map((wins) => wins.sort((a, b) => a.turns.length - b.turns.length));
+  return [...groups.values()];
 };
+/** Each group's wins, fewest turns first. */
+const winsByGroup = (episodes: readonly Episode[]) =>
+  byGroup(episodes.filter((e) => e.won)).map((wins) => wins.sort((a, b) => a.turns.length - b.turns.length));
 
 /** A won turn's generation already holds prompt + command tokens and the mask of the command. */
 const turnDatums = (episode: Episode): Datum[] =>
@@ -228,7 +239,39 @@ const turnDatums = (episode: Episode): Datum[] =>
 
 const replayEnv = new AlfworldEnv({ maxSteps: 25, cacheSize: 4 });
 const poolById = new Map(pool.map((task) => [task.taskId, task]));
+const actionsOf = (episode: Episode) => episode.turns.map((turn) => turn.action!);
+/** Which of the two sentence templates names a hindsight goal (a stream of its own). */
+const templateRng = rng.fork('hindsight-templates');
 
+/** `commands` played in `task` as SFT datums, the prompts naming `goal` where one is given. */
+const renderedDatums = async (task: TaskRef, commands: readonly string[], goal?: string) => {
+  const played = await playExamples(replayEnv, task, (_, index) => commands[index], goal);
+  if (goal === undefined && !played.won)
+    throw new Error(`shortcut of ${task.taskId} did not win when rendered`);
+  return exampleDatums(played.examples, policy.tokenizer);
+};
+
+/** For a group with no win: the shortest shortcut to the first goal one of its episodes reached. */
+const hindsightDatums = async (lost: readonly Episode[]): Promise<Datum[]> => {
+  const task = poolById.get(lost[0]!.taskId!)!;
+  let best: { commands: string[]; goal: HindsightGoal } | undefined;
+  for (const episode of lost) {
+    const found = hindsightGoal(actionsOf(episode));
+    if (found === undefined) continue;
+    const commands = await shortcut(
+      replayEnv,
+      task,
+      actionsOf(episode).slice(0, found.reachedAfter),
+      reaches(found.goal),
+    );
+    if (best === undefined || commands.length < best.commands.length) best = { commands, goal: found.goal };
+  }
+  if (best === undefined) return [];
+  return renderedDatums(task, best.commands, goalSentence(best.goal, templateRng.int(2) as 0 | 1));
+};
+
+/** Kept steps that came from hindsight goals (`--hindsight`). */
+let hindsightSteps = 0;
 /** The won steps expert iteration learns from, as SFT datums (see `--keep`). */
 const keptDatums = async (episodes: readonly Episode[]): Promise<Datum[]> => {
   const groups = winsByGroup(episodes);
@@ -239,16 +282,17 @@ const keptDatums = async (episodes: readonly Episode[]): Promise<Datum[]> => {
     const task = poolById.get(wins[0]!.taskId!)!;
     let best: string[] | undefined;
     for (const win of wins) {
-      const cut = await shortcut(
-        replayEnv,
-        task,
-        win.turns.map((turn) => turn.action!),
-      );
+      const cut = await shortcut(replayEnv, task, actionsOf(win));
       if (best === undefined || cut.length < best.length) best = cut;
     }
-    const played = await playExamples(replayEnv, task, (_, index) => best![index]);
-    if (!played.won) throw new Error(`shortcut of ${task.taskId} did not win when rendered`);
-    datums.push(...exampleDatums(played.examples, policy.tokenizer));
+    datums.push(...(await renderedDatums(task, best!)));
+  }
+  if (values.hindsight) {
+    for (const lost of byGroup(episodes).filter((group) => group.every((e) => !e.won))) {
+      const taught = await hindsightDatums(lost);
+      hindsightSteps += taught.length;
+      datums.push(...taught);
+    }
   }
   return datums;
 };
@@ -287,7 +331,8 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
     for (let step = 0; step < number('sft-steps'); step++) {
       await sftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
     }
-    line += `: rollout success ${pct(winRate(episodes))}, ${kept.length} won steps kept`;
+    line += `: rollout success ${pct(winRate(episodes))}, ${kept.length} steps kept`;
+    if (values.hindsight) line += ` (${hindsightSteps} of them for hindsight goals)`;
   }
   trainingCpu += cpuSeconds() - iterationStart;
   if (values.arm !== 'sft') log(`${line} (${trainingCpu.toFixed(0)} CPU s)`);
