@@ -256,12 +256,13 @@ const hindsightDatums = async (lost: readonly Episode[]): Promise<Datum[]> => {
   const task = poolById.get(lost[0]!.taskId!)!;
   let best: { commands: string[]; goal: HindsightGoal } | undefined;
   for (const episode of lost) {
-    const found = hindsightGoal(actionsOf(episode));
+    const actions = actionsOf(episode);
+    const found = hindsightGoal(actions);
     if (found === undefined) continue;
     const commands = await shortcut(
       replayEnv,
       task,
-      actionsOf(episode).slice(0, found.reachedAfter),
+      actions.slice(0, found.reachedAfter),
       reaches(found.goal),
     );
     if (best === undefined || commands.length < best.commands.length) best = { commands, goal: found.goal };

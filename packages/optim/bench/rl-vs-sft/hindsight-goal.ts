@@ -36,6 +36,14 @@ type Event =
     }
   | { kind: 'look'; obj: string; toggle: string };
 
+/** The put goal each treatment makes, in the order a treated object's goal is named by. */
+const treatmentGoals = {
+  hot: 'pick_heat_then_place_in_recep',
+  cool: 'pick_cool_then_place_in_recep',
+  clean: 'pick_clean_then_place_in_recep',
+} as const satisfies Record<Treatment, HindsightGoal['type']>;
+const treatments = Object.keys(treatmentGoals) as Treatment[];
+
 /** `apple 2` → `apple`. */
 const typeName = (instance: string) => instance.replace(/ \d+$/, '');
 
@@ -92,13 +100,7 @@ function achieves(event: Event, goal: HindsightGoal): boolean {
     return event.kind === 'look' && event.obj === goal.obj && event.toggle === goal.toggle;
   }
   if (event.kind !== 'put' || event.obj !== goal.obj || event.recep !== goal.recep) return false;
-  const needs: Record<typeof goal.type, Treatment | undefined> = {
-    pick_and_place_simple: undefined,
-    pick_heat_then_place_in_recep: 'hot',
-    pick_cool_then_place_in_recep: 'cool',
-    pick_clean_then_place_in_recep: 'clean',
-  };
-  const need = needs[goal.type];
+  const need = treatments.find((treatment) => treatmentGoals[treatment] === goal.type);
   return need === undefined || event.treatments.has(need);
 }
 
@@ -119,13 +121,8 @@ export function hindsightGoal(
         reachedAfter: index + 1,
       };
     }
-    const type = event.treatments.has('hot')
-      ? 'pick_heat_then_place_in_recep'
-      : event.treatments.has('cool')
-        ? 'pick_cool_then_place_in_recep'
-        : event.treatments.has('clean')
-          ? 'pick_clean_then_place_in_recep'
-          : 'pick_and_place_simple';
+    const treatment = treatments.find((t) => event.treatments.has(t));
+    const type = treatment === undefined ? 'pick_and_place_simple' : treatmentGoals[treatment];
     return { goal: { type, obj: event.obj, recep: event.recep }, reachedAfter: index + 1 };
   }
   return undefined;
