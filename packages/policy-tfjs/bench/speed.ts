@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Datum } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { renderChat, shutdownBackend, TfjsPolicy, Tokenizer } from '../src/index';
 
 interface Size {

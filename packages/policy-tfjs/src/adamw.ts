@@ -1,7 +1,7 @@
 // AdamW over the model's variables: global-norm gradient clipping, bias-corrected moments and
 // decoupled weight decay on matrices only (biases, gains and other vectors are not decayed).
 import type { AdamParams } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 
 type ResolvedAdam = Required<Omit<AdamParams, 'gradClipNorm'>> & { gradClipNorm?: number | undefined };
 

@@ -1,10 +1,20 @@
 // Picks the fastest available tfjs backend once per process: native TensorFlow with CUDA
 // (@tensorflow/tfjs-node-gpu), native TensorFlow on CPU (@tensorflow/tfjs-node), wasm with the
-// kernel overrides, then the pure-JS cpu backend. The native packages are optional and not
-// dependencies of this package: install one next to it to have it picked up.
+// kernel overrides, then the pure-JS cpu backend. The native packages are optional peer
+// dependencies, made to work by `pilotrl-tfjs setup` (native/native-setup.ts); their install is
+// checked on disk before they are loaded, so a damaged one is reported with its fix.
 import { ConfigError } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+// The umbrella package is loaded for its gradient registrations: tfjs-core publishes them only as
+// extensionless ES modules that Node cannot load, and the umbrella's Node build bundles them.
+import '@tensorflow/tfjs';
 import { getThreadsCount } from '@tensorflow/tfjs-backend-wasm';
+import * as tf from '@tensorflow/tfjs-core';
+import {
+  NATIVE_VARIANTS,
+  type NativeVariant,
+  nativeInstallState,
+  setupCommand,
+} from './native/native-install';
 import { type InstalledOverrides, installWasmOverrides } from './wasm-overrides';
 import { enableNodeWasmThreads } from './wasm-threads';
 
@@ -22,6 +32,8 @@ export interface BackendInfo {
   threads: number;
   /** Why each faster choice was skipped. */
   skipped: Partial<Record<BackendChoice, string>>;
+  /** The TensorFlow C library's version on the native backends. */
+  tensorflowVersion?: string;
 }
 
 export interface BackendOptions {
@@ -40,10 +52,19 @@ export interface BackendOptions {
   wasmThreads?: number;
 }
 
-const NATIVE_PACKAGES: Record<'tensorflow-gpu' | 'tensorflow', string> = {
-  'tensorflow-gpu': '@tensorflow/tfjs-node-gpu',
-  tensorflow: '@tensorflow/tfjs-node',
+const NATIVE_CHOICES: Record<'tensorflow-gpu' | 'tensorflow', NativeVariant> = {
+  'tensorflow-gpu': 'gpu',
+  tensorflow: 'cpu',
 };
+
+/** Parses a backend name from a config, flag or environment variable; `source` names where it came from. */
+export function parseBackendChoice(value: string, source: string): 'auto' | BackendChoice {
+  if (value === 'auto' || (BACKEND_ORDER as readonly string[]).includes(value))
+    return value as 'auto' | BackendChoice;
+  throw new ConfigError(
+    `unknown tfjs backend "${value}" (from ${source}); use auto, ${BACKEND_ORDER.join(', ')}`,
+  );
+}
 
 let current: Promise<BackendInfo> | undefined;
 let currentKey = '';
@@ -52,12 +73,9 @@ let overrides: InstalledOverrides | undefined;
 /** Initialises (once) and reports the backend; later calls with the same options reuse it. */
 export function initBackend(options: BackendOptions = {}): Promise<BackendInfo> {
   const requested =
-    options.backend ?? (process.env.PILOTRL_TFJS_BACKEND as BackendOptions['backend']) ?? 'auto';
-  if (requested !== 'auto' && !BACKEND_ORDER.includes(requested)) {
-    throw new ConfigError(
-      `unknown tfjs backend "${requested}" (from options.backend or PILOTRL_TFJS_BACKEND); use auto, ${BACKEND_ORDER.join(', ')}`,
-    );
-  }
+    options.backend !== undefined
+      ? parseBackendChoice(options.backend, 'options.backend')
+      : parseBackendChoice(process.env.PILOTRL_TFJS_BACKEND ?? 'auto', 'PILOTRL_TFJS_BACKEND');
   const threads = options.wasmThreads ?? Number(process.env.PILOTRL_TFJS_WASM_THREADS ?? 1);
   if (!Number.isInteger(threads) || threads < 1) {
     throw new ConfigError(
@@ -89,12 +107,14 @@ async function start(
   for (const choice of candidates) {
     const problem = await tryStart(choice, withOverrides, threads);
     if (problem === undefined) {
+      const native = choice === 'tensorflow-gpu' || choice === 'tensorflow';
       return {
         choice,
         tfBackend: tf.getBackend(),
         overrides: choice === 'wasm' ? (overrides?.kernels ?? []) : [],
         threads: choice === 'wasm' ? getThreadsCount() : 1,
         skipped,
+        ...(native ? { tensorflowVersion: nativeTensorflowVersion() } : {}),
       };
     }
     skipped[choice] = problem;
@@ -103,24 +123,58 @@ async function start(
   throw new ConfigError(`no tfjs backend could start (${reasons.join('; ')})`);
 }
 
+/** The native backend's binding, as tfjs-node exposes it on its backend object. */
+interface NativeBackendInternals {
+  binding: { TF_Version: string };
+  isUsingGpuDevice: boolean;
+}
+
+function nativeTensorflowVersion(): string {
+  return String((tf.backend() as unknown as NativeBackendInternals).binding.TF_Version);
+}
+
+/**
+ * Loads a native package after its install checks out on disk. A damaged install (a setup that
+ * did not finish, a truncated library, a binding built by another Node) is also announced as a
+ * process warning, so that falling back to a slower backend is never silent.
+ */
+async function startNative(choice: 'tensorflow-gpu' | 'tensorflow'): Promise<string | undefined> {
+  const variant = NATIVE_CHOICES[choice];
+  const { packageName } = NATIVE_VARIANTS[variant];
+  if (tf.findBackend('tensorflow') !== null) {
+    // One native package per process: both register the backend name `tensorflow`.
+    const loaded = (tf.findBackend('tensorflow') as unknown as NativeBackendInternals).isUsingGpuDevice;
+    if (choice === 'tensorflow-gpu' && !loaded)
+      return 'the native backend already loaded in this process has no GPU';
+  } else {
+    const state = nativeInstallState(variant);
+    if (state.state === 'damaged') process.emitWarning(state.reason, { code: 'PILOTRL_NATIVE_TFJS' });
+    if (state.state !== 'ready') return state.reason;
+    // TensorFlow's C++ info lines (CPU features, oneDNN) are noise for our users.
+    process.env.TF_CPP_MIN_LOG_LEVEL ??= '2';
+    try {
+      await import(/* @vite-ignore */ packageName);
+    } catch (error) {
+      const reason = `${packageName} failed to load (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); run ${setupCommand(variant, true)}`;
+      process.emitWarning(reason, { code: 'PILOTRL_NATIVE_TFJS' });
+      return reason;
+    }
+  }
+  if (!(await tf.setBackend('tensorflow'))) return `${packageName} loaded but its backend did not start`;
+  await tf.ready();
+  if (choice === 'tensorflow-gpu' && !(tf.backend() as unknown as NativeBackendInternals).isUsingGpuDevice) {
+    return `${packageName} loaded but TensorFlow sees no GPU (no NVIDIA driver, or the CUDA 12 libraries of ${setupCommand('gpu')} are missing)`;
+  }
+  return undefined;
+}
+
 async function tryStart(
   choice: BackendChoice,
   withOverrides: boolean,
   threads: number,
 ): Promise<string | undefined> {
   try {
-    if (choice === 'tensorflow-gpu' || choice === 'tensorflow') {
-      const specifier = NATIVE_PACKAGES[choice];
-      try {
-        await import(/* @vite-ignore */ specifier);
-      } catch {
-        return `${specifier} is not installed (npm install ${specifier}@4.22.0 next to @pilotrl/policy-tfjs)`;
-      }
-      if (!(await tf.setBackend('tensorflow')))
-        return `${specifier} is installed but its backend did not start`;
-      await tf.ready();
-      return undefined;
-    }
+    if (choice === 'tensorflow-gpu' || choice === 'tensorflow') return await startNative(choice);
     if (choice === 'wasm') {
       if (withOverrides && overrides === undefined) overrides = installWasmOverrides();
       if (!withOverrides && overrides !== undefined) {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CheckpointError } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AdamW } from './adamw';
 import { type ModelConfig, modelConfigSchema } from './model';

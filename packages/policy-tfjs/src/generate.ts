@@ -2,7 +2,7 @@
 // forward pass, then decoded one token per step with a KV cache (or, for comparison, by
 // recomputing the whole context each step). Sampling runs in JS on the last-position logits.
 import type { Rng } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { inScope, type LayerCache, MASKED, type TransformerModel } from './model';
 import { END_ID, PAD_ID, type Tokenizer } from './tokenizer';
 

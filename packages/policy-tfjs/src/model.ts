@@ -2,7 +2,7 @@
 // input/output embedding and an optional linear value head, written with raw tfjs ops in the
 // forms that are fast on wasm (2-D fused matmuls, sigmoid-form GELU, gather embeddings).
 import { createRng, parseOrThrow } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 
 export const modelConfigSchema = z

@@ -4,7 +4,7 @@
 // those of a plain causal pass over prompt + that candidate. One forward pass gives every
 // candidate's token logprobs, and the exact constrained distribution of decoding restricted to
 // the candidates (a softmax over the allowed children at every trie node).
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { inScope, MASKED, type TransformerModel } from './model';
 import { PAD_ID } from './tokenizer';
 

@@ -22,7 +22,7 @@ import {
   type ResolvedGenerateRequest,
   type Rng,
 } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { AdamW } from './adamw';
 import { type BackendInfo, type BackendOptions, initBackend } from './backend';
 import { renderChat } from './chat-template';

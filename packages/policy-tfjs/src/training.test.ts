@@ -1,5 +1,5 @@
 import { type Datum, InvalidArgumentError, type LossFn, type TrainablePolicy } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
 import { warmupCosine } from './adamw';
 import { TfjsPolicy } from './policy';

@@ -1,6 +1,6 @@
 // The wasm kernel overrides must compute what the stock kernels compute (to float32 rounding).
 import { ConfigError } from '@pilotrl/core';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from './backend';
 import { TransformerModel, targetLogprobs } from './model';

@@ -8,7 +8,7 @@
 // kernels; every one calls a stock kernel or copies float32 data verbatim, so results match stock
 // to float32 rounding (checked in wasm-overrides.test.ts). They use wasm-backend internals, which
 // is why the tfjs version is pinned to 4.22.0.
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 
 type KernelConfig = tf.KernelConfig;
 type TensorInfo = tf.TensorInfo;

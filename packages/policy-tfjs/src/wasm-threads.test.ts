@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, expect, it } from 'vitest';
 import { initBackend, shutdownBackend } from './backend';
 

@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
-import * as tf from '@tensorflow/tfjs';
 import { setThreadsCount } from '@tensorflow/tfjs-backend-wasm';
+import * as tf from '@tensorflow/tfjs-core';
 
 const requireHere = createRequire(import.meta.url);
 
