@@ -1,8 +1,11 @@
 // One vitest project per workspace package. Each package's exports are aliased to its `src/`
 // (the `@pilotrl/source` export condition), so the whole suite runs without a build.
+// The policy's tests run twice: on wasm, and on native TensorFlow where it is set up (always in
+// CI, where a missing native backend fails the run instead of skipping it).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { nativeInstallState, nativePackageDir } from './packages/policy-tfjs/src/native/native-install';
 
 interface PackageJson {
   name: string;
@@ -32,17 +35,38 @@ const sourceAliases = packageDirs.flatMap((dir) => {
   });
 });
 
+const POLICY = '@pilotrl/policy-tfjs';
+const nativeReady =
+  nativeInstallState('cpu', nativePackageDir('cpu', join(workspaceRoot, 'packages/policy-tfjs/'))).state ===
+  'ready';
+
+function project(dir: string, name: string, extra: TestProjectInlineConfiguration['test'] = {}) {
+  return {
+    resolve: { alias: sourceAliases },
+    test: {
+      name,
+      root: dir,
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+      ...extra,
+    },
+  };
+}
+
 export default defineConfig({
   test: {
-    projects: packageDirs.map((dir) => ({
-      resolve: { alias: sourceAliases },
-      test: {
-        name: readPackage(dir).name,
-        root: dir,
-        include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-        testTimeout: 60_000,
-        hookTimeout: 60_000,
-      },
-    })),
+    projects: packageDirs.flatMap((dir) => {
+      const name = readPackage(dir).name;
+      if (name !== POLICY) return [project(dir, name)];
+      const onWasm = project(dir, name, { env: { PILOTRL_TFJS_BACKEND: 'wasm' } });
+      if (!nativeReady && !process.env.CI) return [onWasm];
+      const onNative = project(dir, `${name} (tensorflow)`, {
+        env: { PILOTRL_TFJS_BACKEND: 'tensorflow' },
+        // Backend-independent tests and the ones about wasm itself run once, in the wasm project.
+        exclude: ['src/wasm-*.test.ts', 'src/native/**', 'src/backend-parity.test.ts'],
+      });
+      return [onWasm, onNative];
+    }),
   },
 });

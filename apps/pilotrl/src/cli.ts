@@ -2,6 +2,7 @@
 // message (PilotRL errors carry what, where and how to fix) with a non-zero exit code.
 import { parseArgs } from 'node:util';
 import { PilotRLError } from '@pilotrl/core';
+import { parseBackendChoice } from '@pilotrl/policy-tfjs';
 import { evalCommand } from './commands/eval';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
@@ -16,16 +17,21 @@ export const USAGE = `Usage: pilotrl <command> [options]
 Commands:
   train   --config <file.yaml|file.json|preset> [--out <run-dir>] [--no-report]
           --resume <run-dir>             continue an interrupted run from its latest checkpoint
+          [--backend auto|tensorflow-gpu|tensorflow|wasm|cpu]   overrides the config's policy.backend
           presets: quick, paper, react-baseline
   eval    --checkpoint <dir> | --base-url <url> --model <name> [--api-key-env <VAR>]
           [--config <file|preset>] [--paradigm adaplan|react] [--splits valid_seen,valid_unseen]
-          [--episodes <n>] [--env <id>]
+          [--episodes <n>] [--env <id>] [--backend <name>]
   report  <run-dir>                      write <run-dir>/report/index.html and PNG charts
   play    [--env alfworld] [--split valid_seen] [--task <n>] [--max-steps <n>]
-  serve   --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--model-name pilotrl]
+  serve   --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--model-name pilotrl] [--backend <name>]
   reproduce --config <file|preset> [--seeds 1,2,3] [--variants ${VARIANTS.join(',')}]
           [--runs-dir runs/reproduce] [--results docs/RESULTS.md]
 `;
+
+/** `--backend`, when given: auto or a backend name. */
+const backendFlag = (value: string | undefined) =>
+  value === undefined ? {} : { backend: parseBackendChoice(value, '--backend') };
 
 const positiveInt = (value: string | undefined, flag: string): number | undefined => {
   if (value === undefined) return undefined;
@@ -46,6 +52,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             config: { type: 'string' },
             out: { type: 'string' },
             resume: { type: 'string' },
+            backend: { type: 'string' },
             'no-report': { type: 'boolean', default: false },
           },
         });
@@ -54,6 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             ...(values.config === undefined ? {} : { config: values.config }),
             ...(values.out === undefined ? {} : { out: values.out }),
             ...(values.resume === undefined ? {} : { resume: values.resume }),
+            ...backendFlag(values.backend),
             report: !values['no-report'],
           },
           io,
@@ -75,6 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             splits: { type: 'string' },
             episodes: { type: 'string' },
             env: { type: 'string' },
+            backend: { type: 'string' },
           },
         });
         if (values.paradigm !== undefined && values.paradigm !== 'adaplan' && values.paradigm !== 'react') {
@@ -92,6 +101,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             ...(values.splits === undefined ? {} : { splits: values.splits.split(',') }),
             ...(episodes === undefined ? {} : { episodes }),
             ...(values.env === undefined ? {} : { env: values.env }),
+            ...backendFlag(values.backend),
           },
           io,
         );
@@ -134,6 +144,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             host: { type: 'string', default: '127.0.0.1' },
             'model-name': { type: 'string', default: 'pilotrl' },
             'api-key-env': { type: 'string' },
+            backend: { type: 'string' },
           },
         });
         if (values.checkpoint === undefined) throw new PilotRLError('pilotrl serve needs --checkpoint <dir>');
@@ -144,6 +155,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             host: values.host,
             modelName: values['model-name'],
             ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
+            ...backendFlag(values.backend),
           },
           io,
         );

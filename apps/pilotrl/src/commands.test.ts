@@ -98,14 +98,27 @@ describe('pilotrl eval', () => {
   it('evaluates a checkpoint on valid_seen and valid_unseen with 95% intervals per task type', async () => {
     const io = capture();
     const code = await runCli(
-      ['eval', '--checkpoint', checkpoint, '--config', configPath, '--paradigm', 'react', '--episodes', '3'],
+      [
+        'eval',
+        ...['--checkpoint', checkpoint, '--config', configPath, '--paradigm', 'react', '--episodes', '3'],
+        ...['--backend', 'wasm'],
+      ],
       io,
     );
-    expect(io.err()).toBe('');
+    expect(io.err()).toBe('pilotrl: backend wasm (1 thread)\n');
     expect(code).toBe(0);
     expect(io.out()).toMatch(/valid_seen\s+react\s+\d+\.\d%\s+\[\d+\.\d%, \d+\.\d%\]\s+3/);
     expect(io.out()).toMatch(/valid_unseen\s+react/);
     expect(io.out()).toMatch(/\n {2}corridor\s+\d+\.\d%/);
+  });
+
+  it('names the backend flag and the allowed names when the name is wrong', async () => {
+    const io = capture();
+    const code = await runCli(['eval', '--checkpoint', checkpoint, '--backend', 'gpu'], io);
+    expect(code).not.toBe(0);
+    expect(io.err()).toContain(
+      'unknown tfjs backend "gpu" (from --backend); use auto, tensorflow-gpu, tensorflow, wasm, cpu',
+    );
   });
 });
 

@@ -52,6 +52,11 @@ export const policyConfigSchema = strict({
   seed: seed.default(1),
   /** Start from this checkpoint directory instead of a fresh model. */
   init: z.string().min(1).optional(),
+  /**
+   * The tfjs backend: `auto` takes the fastest that loads (tensorflow-gpu, tensorflow, wasm, cpu;
+   * PILOTRL_TFJS_BACKEND sets it for `auto`); a name forces that one. `--backend` overrides it.
+   */
+  backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
 });
 
 export const agentConfigSchema = strict({

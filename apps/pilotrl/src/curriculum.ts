@@ -37,6 +37,7 @@ import { runPaths } from './run-dir';
 import type { EvalRecord } from './run-records';
 import {
   agentOptionsFor,
+  backendOption,
   createAgent,
   createPolicy,
   demonstrationsFor,
@@ -95,6 +96,7 @@ export async function startRun(config: CurriculumConfig): Promise<{
     const policy = await TfjsPolicyClass.load(config.policy.init, {
       name: config.name,
       samplingSeed: config.seed,
+      ...backendOption(config),
     });
     return { provider, policy, dataHashes: {} };
   }
@@ -114,6 +116,7 @@ export async function resumeRun(
   const policy = await TfjsPolicyClass.load(`${checkpoint}/policy`, {
     name: config.name,
     samplingSeed: config.seed,
+    ...backendOption(config),
   });
   return { provider, policy, state: readTrainerState(checkpoint) };
 }

@@ -18,7 +18,15 @@ export interface RunManifest {
   packages: Record<string, string>;
   /** SHA-256 of every data input (env task lists, tokenizer corpus, files). */
   dataHashes: Record<string, string>;
-  platform: { node: string; os: string; arch: string; backend?: string };
+  platform: {
+    node: string;
+    os: string;
+    arch: string;
+    /** The tfjs backend that ran, TensorFlow's version on a native one, and why faster ones were skipped. */
+    backend?: string;
+    tensorflowVersion?: string;
+    backendSkipped?: Record<string, string>;
+  };
 }
 
 export const runPaths = (runDir: string) => ({

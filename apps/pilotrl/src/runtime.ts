@@ -9,7 +9,7 @@ import {
 } from '@pilotrl/agent';
 import type { Policy, TaskRef } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
-import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
+import { type BackendChoice, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { compactPromptTemplate } from './compact-template';
 import { type CurriculumConfig, modelDimensions, type StageConfig } from './config';
 import { type Demonstration, oracleDemonstrations } from './demonstrations';
@@ -119,5 +119,11 @@ export async function createPolicy(config: CurriculumConfig, tokenizer: Tokenize
       seed: config.policy.seed,
     },
     samplingSeed: config.seed,
+    ...backendOption(config),
   });
+}
+
+/** The `backend` option of TfjsPolicy.create/load: absent for `auto`, so PILOTRL_TFJS_BACKEND still applies. */
+export function backendOption(config: CurriculumConfig): { backend?: BackendChoice } {
+  return config.policy.backend === 'auto' ? {} : { backend: config.policy.backend };
 }

@@ -13,6 +13,7 @@ import {
   NATIVE_VARIANTS,
   type NativeVariant,
   nativeInstallState,
+  nativePackageDir,
   setupCommand,
 } from './native/native-install';
 import { type InstalledOverrides, installWasmOverrides } from './wasm-overrides';
@@ -147,7 +148,7 @@ async function startNative(choice: 'tensorflow-gpu' | 'tensorflow'): Promise<str
     if (choice === 'tensorflow-gpu' && !loaded)
       return 'the native backend already loaded in this process has no GPU';
   } else {
-    const state = nativeInstallState(variant);
+    const state = nativeInstallState(variant, nativePackageDir(variant));
     if (state.state === 'damaged') process.emitWarning(state.reason, { code: 'PILOTRL_NATIVE_TFJS' });
     if (state.state !== 'ready') return state.reason;
     // TensorFlow's C++ info lines (CPU features, oneDNN) are noise for our users.
@@ -195,4 +196,16 @@ async function tryStart(
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** One line for logs: what runs, and why each faster backend was skipped. */
+export function describeBackend(info: BackendInfo): string {
+  const what =
+    info.tensorflowVersion !== undefined
+      ? `${info.choice} (TensorFlow ${info.tensorflowVersion})`
+      : info.choice === 'wasm'
+        ? `wasm (${info.threads} thread${info.threads === 1 ? '' : 's'})`
+        : info.choice;
+  const skipped = Object.entries(info.skipped).map(([name, why]) => `${name} skipped: ${why}`);
+  return [what, ...skipped].join('; ');
 }

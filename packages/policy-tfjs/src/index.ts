@@ -4,7 +4,9 @@ export {
   type BackendChoice,
   type BackendInfo,
   type BackendOptions,
+  describeBackend,
   initBackend,
+  parseBackendChoice,
   shutdownBackend,
 } from './backend';
 export { chatText, renderChat } from './chat-template';
@@ -17,6 +19,25 @@ export {
   parameterCount,
   TransformerModel,
 } from './model';
+export {
+  type BackendDiagnosis,
+  type DoctorReport,
+  diagnoseBackends,
+  formatDoctorReport,
+} from './native/doctor';
+export {
+  type InstallState,
+  NATIVE_VARIANTS,
+  type NativeVariant,
+  nativeInstallState,
+  type SetupRecord,
+} from './native/native-install';
+export {
+  defaultCacheDir,
+  type NativeSetupOptions,
+  type NativeSetupResult,
+  setupNativeBackend,
+} from './native/native-setup';
 export { type CandidateScores, type ScoreRequest, scoreCandidates } from './packed-scoring';
 export { TfjsPolicy, type TfjsPolicyOptions, type WeightSnapshot } from './policy';
 export {

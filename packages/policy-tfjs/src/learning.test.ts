@@ -72,7 +72,9 @@ describe('learning', () => {
     const report = await trainSft(policy, examples, {
       steps: 400,
       batchSize: 16,
-      learningRate: 1e-2,
+      // At 1e-2 some seeds stall on a plateau (loss ~0.35) on one backend and not the other;
+      // 5e-3 converges for every seed tried on both.
+      learningRate: 5e-3,
       seed: 2,
     });
     const after = await successRate(policy, heldOut);

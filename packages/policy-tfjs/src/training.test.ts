@@ -71,8 +71,10 @@ describe('training', () => {
     const stepA = await a.optimStep({ learningRate: 1e-2, gradClipNorm: 100 });
     const stepB = await b.optimStep({ learningRate: 1e-2, gradClipNorm: 100 });
     expect(stepB.gradNorm).toBeCloseTo(stepA.gradNorm, 4);
-    // Adam's first step is ±lr on every weight (1e-2 here); rounding differences stay far below.
-    expect(maxDifference(weightsOf(a), weightsOf(b))).toBeLessThan(1e-4);
+    // Adam's first step is ±lr on every weight whose gradient is well above its epsilon (1e-2 here).
+    // Where a gradient is near epsilon the step is smaller and follows the float32 rounding of the
+    // sum, which native TensorFlow's threaded reductions order differently: so 1e-3, a tenth of lr.
+    expect(maxDifference(weightsOf(a), weightsOf(b))).toBeLessThan(1e-3);
     await expect(a.optimStep({ learningRate: 1e-2 })).rejects.toThrow(InvalidArgumentError);
     a.dispose();
     b.dispose();

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Policy } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from '../config';
 import { evaluateSplits } from '../curriculum';
 import { readRunConfig } from '../run-dir';
@@ -25,6 +25,8 @@ export interface EvalOptions {
   splits?: string[];
   episodes?: number;
   env?: string;
+  /** The tfjs backend for a --checkpoint policy (default: the config's policy.backend). */
+  backend?: 'auto' | BackendChoice;
 }
 
 /** The policy directory inside a checkpoint, a run directory's latest checkpoint, or `dir` itself. */
@@ -100,7 +102,13 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
       dialect: 'vllm',
     });
   } else if (options.checkpoint !== undefined) {
-    policy = await TfjsPolicy.load(policyDir(options.checkpoint), { samplingSeed: config.seed });
+    const backend = options.backend ?? config.policy.backend;
+    const local = await TfjsPolicy.load(policyDir(options.checkpoint), {
+      samplingSeed: config.seed,
+      ...(backend === 'auto' ? {} : { backend }),
+    });
+    io.stderr.write(`pilotrl: backend ${describeBackend(local.backend)}\n`);
+    policy = local;
   } else {
     throw new Error('pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>');
   }

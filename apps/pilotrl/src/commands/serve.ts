@@ -1,6 +1,6 @@
 // `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API.
 import { createChatCompletionsServer } from '@pilotrl/llm';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { policyDir } from './eval';
 import type { CliIo } from './io';
 
@@ -10,13 +10,18 @@ export interface ServeOptions {
   host: string;
   modelName: string;
   apiKeyEnv?: string;
+  backend?: 'auto' | BackendChoice;
 }
 
 export async function serve(
   options: ServeOptions,
   io: CliIo,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const policy = await TfjsPolicy.load(policyDir(options.checkpoint));
+  const policy = await TfjsPolicy.load(
+    policyDir(options.checkpoint),
+    options.backend === undefined ? {} : { backend: options.backend },
+  );
+  io.stderr.write(`pilotrl: backend ${describeBackend(policy.backend)}\n`);
   const server = createChatCompletionsServer({
     policy: policy.sampler(),
     modelName: options.modelName,

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { CheckpointError, hashString } from '@pilotrl/core';
+import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, loadConfigFile } from '../config';
 import { resumeRun, runCurriculum, startRun } from '../curriculum';
 import type { EnvProvider } from '../env-providers';
@@ -11,6 +12,7 @@ import { presetConfig } from '../presets';
 import { writeReport } from '../report';
 import { createRunDir, defaultRunDir, packageVersions, readRunConfig, runPaths, sha256 } from '../run-dir';
 import type { EvalRecord } from '../run-records';
+import { backendOption } from '../runtime';
 import type { CliIo } from './io';
 
 export const PACKAGE_NAMES = [
@@ -51,7 +53,20 @@ export interface TrainOptions {
   config?: string | CurriculumConfig;
   out?: string;
   resume?: string;
+  /** Overrides the config's `policy.backend`. */
+  backend?: 'auto' | BackendChoice;
   report: boolean;
+}
+
+/** Starts the backend before anything slow, so the first lines say what runs and why. */
+async function startBackend(config: CurriculumConfig, log: (line: string) => void): Promise<BackendInfo> {
+  const info = await initBackend(backendOption(config));
+  log(`pilotrl: backend ${describeBackend(info)}`);
+  return info;
+}
+
+function withBackend(config: CurriculumConfig, backend: TrainOptions['backend']): CurriculumConfig {
+  return backend === undefined ? config : { ...config, policy: { ...config.policy, backend } };
 }
 
 export async function train(
@@ -64,9 +79,10 @@ export async function train(
   let evals: EvalRecord[];
   if (options.resume !== undefined) {
     runDir = options.resume;
-    const config = readRunConfig(runDir);
+    const config = withBackend(readRunConfig(runDir), options.backend);
+    log(`pilotrl: resuming ${runDir}`);
+    await startBackend(config, log);
     const { provider, policy, state } = await resumeRun(config, runDir);
-    log(`pilotrl: resuming ${runDir} on backend ${policy.backend.choice}`);
     if (state === undefined) {
       // Killed before its first checkpoint: the run starts over, so its partial logs go.
       const paths = runPaths(runDir);
@@ -81,7 +97,10 @@ export async function train(
   } else {
     if (options.config === undefined)
       throw new Error('pilotrl train needs --config <file|preset> or --resume <run-dir>');
-    const config = typeof options.config === 'string' ? resolveConfig(options.config) : options.config;
+    const config = withBackend(
+      typeof options.config === 'string' ? resolveConfig(options.config) : options.config,
+      options.backend,
+    );
     runDir = options.out ?? defaultRunDir(config);
     if (existsSync(runPaths(runDir).manifest)) {
       throw new CheckpointError(
@@ -89,6 +108,7 @@ export async function train(
       );
     }
     log(`pilotrl: ${config.name} → ${runDir}`);
+    const backend = await startBackend(config, log);
     log(
       `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
     );
@@ -105,11 +125,16 @@ export async function train(
       },
       packages: packageVersions(PACKAGE_NAMES),
       dataHashes: { ...dataHashes, ...(await taskHashes(config, provider)) },
-      platform: { node: process.version, os: platform(), arch: arch(), backend: policy.backend.choice },
+      platform: {
+        node: process.version,
+        os: platform(),
+        arch: arch(),
+        backend: policy.backend.choice,
+        ...(backend.tensorflowVersion === undefined ? {} : { tensorflowVersion: backend.tensorflowVersion }),
+        backendSkipped: backend.skipped,
+      },
     });
-    log(
-      `pilotrl: backend ${policy.backend.choice}, ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`,
-    );
+    log(`pilotrl: ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`);
     try {
       evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
     } finally {

@@ -2,7 +2,7 @@
 // here and, when it does not, why and how to fix it. Native packages are loaded in a child
 // process (a broken one cannot take the doctor down); wasm and cpu start in this process.
 import { BACKEND_ORDER, type BackendChoice, initBackend } from '../backend';
-import { NATIVE_VARIANTS, nativeInstallState } from './native-install';
+import { NATIVE_VARIANTS, nativeInstallState, nativePackageDir } from './native-install';
 import { probeNativePackage } from './native-probe';
 
 export interface BackendDiagnosis {
@@ -27,7 +27,7 @@ export async function diagnoseBackends(): Promise<DoctorReport> {
 async function diagnose(choice: BackendChoice): Promise<BackendDiagnosis> {
   if (choice === 'tensorflow-gpu' || choice === 'tensorflow') {
     const variant = choice === 'tensorflow-gpu' ? 'gpu' : 'cpu';
-    const state = nativeInstallState(variant);
+    const state = nativeInstallState(variant, nativePackageDir(variant));
     if (state.state !== 'ready') return { choice, loads: false, detail: state.reason };
     const probe = probeNativePackage(state.packageDir);
     if (!probe.ok)

@@ -109,10 +109,7 @@ export type InstallState =
  * setup placed it) every placed file whole and built for this Node. Each non-ready state carries
  * one sentence that says what is wrong and how to fix it.
  */
-export function nativeInstallState(
-  variant: NativeVariant,
-  packageDir = nativePackageDir(variant),
-): InstallState {
+export function nativeInstallState(variant: NativeVariant, packageDir: string | undefined): InstallState {
   const { packageName } = NATIVE_VARIANTS[variant];
   if (packageDir === undefined) {
     return {
