@@ -1,19 +1,31 @@
-// Speed of @pilotrl/policy-tfjs on this machine: training tokens/s (forward + backward + AdamW),
-// batch-32 generation tokens/s with and without the KV cache, and constrained choice requests/s
-// with packed scoring against one sequence per command, for two model sizes, next to the same
-// model trained in PyTorch (tooling/bench/torch_reference.py) when its venv exists.
+// Speed of @pilotrl/policy-tfjs on this machine, on every backend that loads here (native
+// TensorFlow and wasm by default): training tokens per wall- and CPU-second (forward + backward +
+// AdamW), batch-32 generation tokens/s with and without the KV cache, and constrained choice
+// requests/s with packed scoring against one sequence per command, for two model sizes, next to
+// the same model trained in PyTorch (tooling/bench/torch_reference.py) when its venv exists.
+// Ends with one table of the ratios: each backend against PyTorch, and native against wasm.
 //
-//   pnpm bench                      # both sizes
-//   pnpm bench -- --sizes=1m        # one size
-//   pnpm bench -- --profile         # also the slowest kernels of one training step (tf.profile)
-//   pnpm bench -- --threads=2       # wasm with 2 XNNPACK threads
+//   pnpm bench                             # both sizes, every backend that loads
+//   pnpm bench -- --sizes=1m               # one size
+//   pnpm bench -- --backends=wasm          # one backend
+//   pnpm bench -- --profile                # also the slowest kernels of one training step (tf.profile)
+//   pnpm bench -- --threads=2              # wasm with 2 XNNPACK threads
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Datum } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
-import { renderChat, shutdownBackend, TfjsPolicy, Tokenizer } from '../src/index';
+import {
+  type BackendChoice,
+  describeBackend,
+  diagnoseBackends,
+  initBackend,
+  renderChat,
+  shutdownBackend,
+  TfjsPolicy,
+  Tokenizer,
+} from '../src/index';
 
 interface Size {
   name: string;
@@ -96,14 +108,22 @@ function torchReference(size: Size, threads: number): TorchResult | string {
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
 }
 
-async function benchSize(size: Size, tokenizer: Tokenizer) {
+interface Figures {
+  trainTokens: number;
+  trainCpuTokens: number;
+  decodeRate: number;
+  choiceRate: number;
+}
+
+async function benchSize(size: Size, tokenizer: Tokenizer, backend: BackendChoice): Promise<Figures> {
   const policy = await TfjsPolicy.create({
     tokenizer,
+    backend,
     wasmThreads,
     model: { dModel: size.dModel, nLayers: size.nLayers, nHeads: size.nHeads, contextLength: CONTEXT + 1 },
   });
   console.log(
-    `\n## ${size.name}: d=${size.dModel} layers=${size.nLayers} heads=${size.nHeads}, ${policy.parameterCount().toLocaleString()} parameters, vocab ${VOCAB}`,
+    `\n## ${size.name} on ${describeBackend(policy.backend).split(';')[0]}: d=${size.dModel} layers=${size.nLayers} heads=${size.nHeads}, ${policy.parameterCount().toLocaleString()} parameters, vocab ${VOCAB}`,
   );
 
   // Training: trainBatch sequences of CONTEXT predictions each.
@@ -225,31 +245,54 @@ async function benchSize(size: Size, tokenizer: Tokenizer) {
       `one sequence per command ${(choiceRequests.length / separateSeconds).toFixed(1)} requests/s; packed / separate = ${(separateSeconds / packedSeconds).toFixed(1)}x`,
   );
   policy.dispose();
+  return { trainTokens, trainCpuTokens, decodeRate, choiceRate: choiceRequests.length / packedSeconds };
+}
 
-  for (const threads of [1, 0]) {
-    const reference = torchReference(size, threads);
-    if (typeof reference === 'string') {
-      console.log(`PyTorch: ${reference}`);
-      break;
-    }
-    const perCpu =
-      reference.threads === 1
-        ? `, ${reference.tokens_per_cpu_s.toFixed(0)} tokens per CPU-second; ours/PyTorch per CPU-second = ${(trainCpuTokens / reference.tokens_per_cpu_s).toFixed(2)}`
-        : '';
-    console.log(
-      `PyTorch   ${reference.threads} thread${reference.threads === 1 ? '' : 's'}: ${reference.tokens_per_s.toFixed(0)} tokens/s; ours/PyTorch = ${(trainTokens / reference.tokens_per_s).toFixed(2)}${perCpu}`,
+/** PyTorch on one thread (for tokens per CPU-second) and on all cores (for wall-clock). */
+function benchTorch(size: Size): { oneThread: TorchResult; allThreads: TorchResult } | undefined {
+  const oneThread = torchReference(size, 1);
+  const allThreads = typeof oneThread === 'string' ? oneThread : torchReference(size, 0);
+  if (typeof oneThread === 'string' || typeof allThreads === 'string') {
+    console.log(`PyTorch: ${typeof oneThread === 'string' ? oneThread : allThreads}`);
+    return undefined;
+  }
+  console.log(
+    `\n## ${size.name} in PyTorch: 1 thread ${oneThread.tokens_per_s.toFixed(0)} tokens/s (${oneThread.tokens_per_cpu_s.toFixed(0)} per CPU-second); ` +
+      `${allThreads.threads} threads ${allThreads.tokens_per_s.toFixed(0)} tokens/s (${allThreads.tokens_per_cpu_s.toFixed(0)} per CPU-second)`,
+  );
+  return { oneThread, allThreads };
+}
+
+const doctor = await diagnoseBackends();
+const available = doctor.backends.filter((b) => b.loads && b.choice !== 'cpu').map((b) => b.choice);
+const backends = args.has('backends') ? (args.get('backends')!.split(',') as BackendChoice[]) : available;
+console.log(`# @pilotrl/policy-tfjs speed on ${backends.join(', ')}`);
+for (const b of doctor.backends.filter((b) => !b.loads)) console.log(`(${b.choice} skipped: ${b.detail})`);
+const wasm = await initBackend({ backend: 'wasm', wasmThreads });
+console.log(`(wasm overrides: ${wasm.overrides.join(', ') || 'none'})`);
+
+const tokenizer = benchTokenizer();
+const ratios: string[] = [];
+for (const size of SIZES.filter((s) => wanted.includes(s.name))) {
+  const figures = new Map<BackendChoice, Figures>();
+  for (const backend of backends) figures.set(backend, await benchSize(size, tokenizer, backend));
+  const torch = benchTorch(size);
+  for (const [backend, f] of figures) {
+    const vsTorch = torch
+      ? `${(f.trainCpuTokens / torch.oneThread.tokens_per_cpu_s).toFixed(2)}x PyTorch per CPU-second, ` +
+        `${(f.trainTokens / torch.allThreads.tokens_per_s).toFixed(2)}x PyTorch wall (${torch.allThreads.threads} threads)`
+      : 'no PyTorch reference';
+    ratios.push(`${size.name}  ${backend.padEnd(14)} training ${vsTorch}`);
+  }
+  const native = figures.get('tensorflow') ?? figures.get('tensorflow-gpu');
+  const onWasm = figures.get('wasm');
+  if (native && onWasm) {
+    ratios.push(
+      `${size.name}  native / wasm   training ${(native.trainTokens / onWasm.trainTokens).toFixed(2)}x wall, ` +
+        `${(native.trainCpuTokens / onWasm.trainCpuTokens).toFixed(2)}x per CPU-second; ` +
+        `decode ${(native.decodeRate / onWasm.decodeRate).toFixed(2)}x; constrained choice ${(native.choiceRate / onWasm.choiceRate).toFixed(2)}x`,
     );
   }
 }
-
-const tokenizer = benchTokenizer();
-const policyInfo = await TfjsPolicy.create({
-  tokenizer,
-  model: { dModel: 8, nLayers: 1, nHeads: 1, contextLength: 8 },
-});
-console.log(
-  `# @pilotrl/policy-tfjs speed (backend ${policyInfo.backend.choice}; wasm overrides: ${policyInfo.backend.overrides.join(', ') || 'none'})`,
-);
-policyInfo.dispose();
-for (const size of SIZES.filter((s) => wanted.includes(s.name))) await benchSize(size, tokenizer);
+console.log(`\n## Ratios\n${ratios.join('\n')}`);
 shutdownBackend();
