@@ -164,7 +164,7 @@ async function startNative(choice: 'tensorflow-gpu' | 'tensorflow'): Promise<str
   if (!(await tf.setBackend('tensorflow'))) return `${packageName} loaded but its backend did not start`;
   await tf.ready();
   if (choice === 'tensorflow-gpu' && !(tf.backend() as unknown as NativeBackendInternals).isUsingGpuDevice) {
-    return `${packageName} loaded but TensorFlow sees no GPU (no NVIDIA driver, or the CUDA 12 libraries of ${setupCommand('gpu')} are missing)`;
+    return `${packageName} loaded but TensorFlow sees no GPU (it needs an NVIDIA driver for CUDA 12, and the CUDA libraries that ${setupCommand('gpu', true)} places)`;
   }
   return undefined;
 }

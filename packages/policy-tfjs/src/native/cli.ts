@@ -37,9 +37,13 @@ export async function runTfjsCli(argv: readonly string[]): Promise<number> {
     });
     if (result.ok) {
       const how = result.reused ? 'already set up' : 'set up';
-      process.stderr.write(
-        `native TensorFlow ${result.tensorflowVersion} (${result.gpu ? 'GPU' : 'CPU'}) ${how}: the tensorflow backend is the default\n`,
-      );
+      const device =
+        variant === 'cpu'
+          ? 'the tensorflow backend is the default'
+          : result.gpu
+            ? 'TensorFlow sees a GPU: the tensorflow-gpu backend is the default'
+            : 'TensorFlow sees no GPU here (no NVIDIA driver for CUDA 12), so tensorflow-gpu is skipped and this build runs on CPU';
+      process.stderr.write(`native TensorFlow ${result.tensorflowVersion} ${how} for ${variant}: ${device}\n`);
       return 0;
     }
     process.stderr.write(
