@@ -43,7 +43,9 @@ export async function runTfjsCli(argv: readonly string[]): Promise<number> {
           : result.gpu
             ? 'TensorFlow sees a GPU: the tensorflow-gpu backend is the default'
             : 'TensorFlow sees no GPU here (no NVIDIA driver for CUDA 12), so tensorflow-gpu is skipped and this build runs on CPU';
-      process.stderr.write(`native TensorFlow ${result.tensorflowVersion} ${how} for ${variant}: ${device}\n`);
+      process.stderr.write(
+        `native TensorFlow ${result.tensorflowVersion} ${how} for ${variant}: ${device}\n`,
+      );
       return 0;
     }
     process.stderr.write(
