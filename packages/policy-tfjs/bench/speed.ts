@@ -109,6 +109,7 @@ function torchReference(size: Size, threads: number): TorchResult | string {
 }
 
 interface Figures {
+  threads: number;
   trainTokens: number;
   trainCpuTokens: number;
   decodeRate: number;
@@ -247,22 +248,30 @@ async function benchSize(size: Size, tokenizer: Tokenizer, backend: BackendChoic
       `one sequence per command ${(choiceRequests.length / separateSeconds).toFixed(1)} requests/s; packed / separate = ${(separateSeconds / packedSeconds).toFixed(1)}x`,
   );
   policy.dispose();
-  return { trainTokens, trainCpuTokens, decodeRate, choiceRate: choiceRequests.length / packedSeconds };
+  return {
+    threads: policy.backend.threads,
+    trainTokens,
+    trainCpuTokens,
+    decodeRate,
+    choiceRate: choiceRequests.length / packedSeconds,
+  };
 }
 
-/** PyTorch on one thread (for tokens per CPU-second) and on all cores (for wall-clock). */
-function benchTorch(size: Size): { oneThread: TorchResult; allThreads: TorchResult } | undefined {
-  const oneThread = torchReference(size, 1);
-  const allThreads = typeof oneThread === 'string' ? oneThread : torchReference(size, 0);
-  if (typeof oneThread === 'string' || typeof allThreads === 'string') {
-    console.log(`PyTorch: ${typeof oneThread === 'string' ? oneThread : allThreads}`);
-    return undefined;
+/** PyTorch at each thread count, keyed by the threads it reports. */
+function benchTorch(size: Size, threadCounts: readonly number[]): Map<number, TorchResult> | undefined {
+  const results = new Map<number, TorchResult>();
+  for (const threads of threadCounts) {
+    const result = torchReference(size, threads);
+    if (typeof result === 'string') {
+      console.log(`PyTorch: ${result}`);
+      return undefined;
+    }
+    results.set(result.threads, result);
+    console.log(
+      `\n## ${size.name} in PyTorch, ${result.threads} thread${result.threads === 1 ? '' : 's'}: ${result.tokens_per_s.toFixed(0)} tokens/s, ${result.tokens_per_cpu_s.toFixed(0)} per CPU-second`,
+    );
   }
-  console.log(
-    `\n## ${size.name} in PyTorch: 1 thread ${oneThread.tokens_per_s.toFixed(0)} tokens/s (${oneThread.tokens_per_cpu_s.toFixed(0)} per CPU-second); ` +
-      `${allThreads.threads} threads ${allThreads.tokens_per_s.toFixed(0)} tokens/s (${allThreads.tokens_per_cpu_s.toFixed(0)} per CPU-second)`,
-  );
-  return { oneThread, allThreads };
+  return results;
 }
 
 const doctor = await diagnoseBackends();
@@ -278,19 +287,28 @@ const ratios: string[] = [];
 for (const size of SIZES.filter((s) => wanted.includes(s.name))) {
   const figures = new Map<BackendChoice, Figures>();
   for (const backend of backends) figures.set(backend, await benchSize(size, tokenizer, backend));
-  const torch = benchTorch(size);
+  // Per CPU-second against PyTorch on the same number of threads, and on one thread (PyTorch's
+  // most CPU-efficient setting); wall-clock against PyTorch on the same number of threads.
+  const threadCounts = [...new Set([1, ...[...figures.values()].map((f) => f.threads)])];
+  const torch = benchTorch(size, threadCounts);
   for (const [backend, f] of figures) {
-    const vsTorch = torch
-      ? `${(f.trainCpuTokens / torch.oneThread.tokens_per_cpu_s).toFixed(2)}x PyTorch per CPU-second, ` +
-        `${(f.trainTokens / torch.allThreads.tokens_per_s).toFixed(2)}x PyTorch wall (${torch.allThreads.threads} threads)`
-      : 'no PyTorch reference';
-    ratios.push(`${size.name}  ${backend.padEnd(14)} training ${vsTorch}`);
+    const same = torch?.get(f.threads);
+    const single = torch?.get(1);
+    const vsTorch =
+      same && single
+        ? `per CPU-second ${(f.trainCpuTokens / same.tokens_per_cpu_s).toFixed(2)}x PyTorch on ${f.threads} thread${f.threads === 1 ? '' : 's'}` +
+          (f.threads === 1
+            ? ''
+            : ` (${(f.trainCpuTokens / single.tokens_per_cpu_s).toFixed(2)}x PyTorch on 1 thread)`) +
+          `; wall ${(f.trainTokens / same.tokens_per_s).toFixed(2)}x PyTorch on ${f.threads} thread${f.threads === 1 ? '' : 's'}`
+        : 'no PyTorch reference';
+    ratios.push(`${size.name}  ${`${backend}, ${f.threads} thr`.padEnd(18)} training ${vsTorch}`);
   }
   const native = figures.get('tensorflow') ?? figures.get('tensorflow-gpu');
   const onWasm = figures.get('wasm');
   if (native && onWasm) {
     ratios.push(
-      `${size.name}  native / wasm   training ${(native.trainTokens / onWasm.trainTokens).toFixed(2)}x wall, ` +
+      `${size.name}  ${'native / wasm'.padEnd(18)} training ${(native.trainTokens / onWasm.trainTokens).toFixed(2)}x wall, ` +
         `${(native.trainCpuTokens / onWasm.trainCpuTokens).toFixed(2)}x per CPU-second; ` +
         `decode ${(native.decodeRate / onWasm.decodeRate).toFixed(2)}x; constrained choice ${(native.choiceRate / onWasm.choiceRate).toFixed(2)}x`,
     );

@@ -13,8 +13,9 @@ describe('backend selection', () => {
       expect(info.choice).toBe('tensorflow');
       expect(info.tfBackend).toBe('tensorflow');
       expect(info.tensorflowVersion).toMatch(/^2\.\d+\.\d+/);
+      expect(info.threads).toBeGreaterThanOrEqual(1);
       expect(describeBackend(info)).toMatch(
-        /^tensorflow \(TensorFlow 2\.\d+\.\d+\); tensorflow-gpu skipped: /,
+        /^tensorflow \(TensorFlow 2\.\d+\.\d+, \d+ threads?\); tensorflow-gpu skipped: /,
       );
     } else {
       expect(info.choice).toBe('wasm');

@@ -3,6 +3,7 @@
 // kernel overrides, then the pure-JS cpu backend. The native packages are optional peer
 // dependencies, made to work by `pilotrl-tfjs setup` (native/native-setup.ts); their install is
 // checked on disk before they are loaded, so a damaged one is reported with its fix.
+import { availableParallelism } from 'node:os';
 import { ConfigError } from '@pilotrl/core';
 // The umbrella package is loaded for its gradient registrations: tfjs-core publishes them only as
 // extensionless ES modules that Node cannot load, and the umbrella's Node build bundles them.
@@ -29,7 +30,10 @@ export interface BackendInfo {
   tfBackend: string;
   /** Kernel overrides installed on wasm (empty elsewhere). */
   overrides: readonly string[];
-  /** XNNPACK threads of the wasm backend (1 elsewhere). */
+  /**
+   * Threads the backend computes with: XNNPACK's on wasm; TensorFlow's intra-op pool on a native
+   * backend (TF_NUM_INTRAOP_THREADS, else one per core); 1 on cpu.
+   */
   threads: number;
   /** Why each faster choice was skipped. */
   skipped: Partial<Record<BackendChoice, string>>;
@@ -113,7 +117,7 @@ async function start(
         choice,
         tfBackend: tf.getBackend(),
         overrides: choice === 'wasm' ? (overrides?.kernels ?? []) : [],
-        threads: choice === 'wasm' ? getThreadsCount() : 1,
+        threads: choice === 'wasm' ? getThreadsCount() : native ? nativeThreads() : 1,
         skipped,
         ...(native ? { tensorflowVersion: nativeTensorflowVersion() } : {}),
       };
@@ -128,6 +132,12 @@ async function start(
 interface NativeBackendInternals {
   binding: { TF_Version: string };
   isUsingGpuDevice: boolean;
+}
+
+/** TensorFlow's intra-op threads: its environment variable, else one per core (TensorFlow's default). */
+function nativeThreads(): number {
+  const fromEnv = Number(process.env.TF_NUM_INTRAOP_THREADS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : availableParallelism();
 }
 
 function nativeTensorflowVersion(): string {
@@ -200,11 +210,12 @@ async function tryStart(
 
 /** One line for logs: what runs, and why each faster backend was skipped. */
 export function describeBackend(info: BackendInfo): string {
+  const threads = `${info.threads} thread${info.threads === 1 ? '' : 's'}`;
   const what =
     info.tensorflowVersion !== undefined
-      ? `${info.choice} (TensorFlow ${info.tensorflowVersion})`
+      ? `${info.choice} (TensorFlow ${info.tensorflowVersion}, ${threads})`
       : info.choice === 'wasm'
-        ? `wasm (${info.threads} thread${info.threads === 1 ? '' : 's'})`
+        ? `wasm (${threads})`
         : info.choice;
   const skipped = Object.entries(info.skipped).map(([name, why]) => `${name} skipped: ${why}`);
   return [what, ...skipped].join('; ');
