@@ -11,7 +11,6 @@ import { evaluate, rollout } from '@pilotrl/agent';
 import {
   ConfigError,
   createRng,
-  type Datum,
   type Episode,
   hashString,
   type Policy,
@@ -21,15 +20,14 @@ import {
 import { createVectorEnv } from '@pilotrl/env-testkit';
 import { createUpdateStep, type UpdateStep } from '@pilotrl/optim';
 import {
-  END_ID,
-  renderChat,
+  sftDatum,
+  sftStep,
   type TfjsPolicy,
   TfjsPolicy as TfjsPolicyClass,
   warmupCosine,
 } from '@pilotrl/policy-tfjs';
 import { latestCheckpoint, readTrainerState, saveCheckpoint, type TrainerState } from './checkpoint';
 import type { CurriculumConfig, StageConfig } from './config';
-import type { Demonstration } from './demonstrations';
 import type { EnvProvider } from './env-providers';
 import { JsonlWriter } from './jsonl';
 import { ProgressBar, type ProgressStream } from './progress';
@@ -153,20 +151,6 @@ export function lightEpisode(episode: Episode): Episode {
   };
 }
 
-/** Token-mean cross-entropy datums for demonstrations: loss on the expert answer and its end token. */
-export function sftDatums(policy: TfjsPolicy, batch: readonly Demonstration[]): Datum[] {
-  const sequences = batch.map((demo) => {
-    const prompt = renderChat(policy.tokenizer, demo.messages, true);
-    const answer = [...policy.tokenizer.encode(demo.reply), END_ID];
-    return { tokenIds: [...prompt, ...answer], answerStart: prompt.length };
-  });
-  const targets = sequences.reduce((sum, s) => sum + s.tokenIds.length - s.answerStart, 0);
-  return sequences.map(({ tokenIds, answerStart }) => ({
-    tokenIds,
-    weights: tokenIds.map((_, t) => (t >= answerStart ? 1 / targets : 0)),
-  }));
-}
-
 export interface EvalOptions {
   splits: readonly string[];
   episodes: number;
@@ -279,11 +263,12 @@ async function sftRunner(context: RunContext): Promise<PhaseRunner> {
           { length: sft.batchSize },
           () => demonstrations[rng.int(demonstrations.length)]!,
         );
-        const datums = sftDatums(policy, batch);
-        tokens += datums.reduce((sum, d) => sum + d.tokenIds.length, 0);
-        const result = await policy.forwardBackward(datums, 'cross_entropy');
+        const datums = batch.map((demo) =>
+          sftDatum(policy.tokenizer, { prompt: demo.messages, response: demo.reply }),
+        );
+        const result = await sftStep(policy, datums, { learningRate: schedule(step) });
+        tokens += result.tokens;
         losses.push(result.loss);
-        await policy.optimStep({ learningRate: schedule(step), gradClipNorm: 1 });
       }
       return {
         metrics: {

@@ -32,7 +32,7 @@ import {
   loadData,
   log,
   pct,
-  sftStep,
+  randomBatchSftStep,
   warmedUpRate,
   winRate,
 } from './rl-vs-sft/harness';
@@ -164,7 +164,7 @@ async function trainSft(policy: TfjsPolicy, seed: number, data: BenchData) {
   let steps = 0;
   let tokens = 0;
   while (cpuSeconds() - start < config.budget) {
-    tokens += await sftStep(policy, data.datums, rng, config.sft);
+    tokens += await randomBatchSftStep(policy, data.datums, rng, config.sft);
     steps++;
   }
   return { cpu: cpuSeconds() - start, work: steps, tokens };
@@ -240,7 +240,10 @@ async function main() {
   let step = 0;
   while (startArg === undefined && step < config.sft.maxSteps) {
     for (let i = 0; i < config.sft.probeEvery; i++, step++) {
-      await sftStep(policy, data.datums, sftRng, { ...config.sft, learningRate: warmedUpRate(step) });
+      await randomBatchSftStep(policy, data.datums, sftRng, {
+        ...config.sft,
+        learningRate: warmedUpRate(step),
+      });
     }
     const rate = (await evaluate(policy, data.probeTasks, config.maxSteps)).rate;
     log(`SFT step ${step}: probe success ${pct(rate)}`);

@@ -57,22 +57,3 @@ export class AdamW {
     this.moments.clear();
   }
 }
-
-export interface WarmupCosineOptions {
-  /** Peak learning rate, reached at the end of warmup. */
-  peak: number;
-  warmupSteps: number;
-  totalSteps: number;
-  /** Final learning rate as a fraction of the peak (default 0.1). */
-  finalRatio?: number;
-}
-
-/** Learning rate at a step: linear warmup from peak/warmupSteps, then cosine decay to final. */
-export function warmupCosine({ peak, warmupSteps, totalSteps, finalRatio = 0.1 }: WarmupCosineOptions) {
-  return (step: number): number => {
-    if (step < warmupSteps) return (peak * (step + 1)) / warmupSteps;
-    const span = Math.max(1, totalSteps - warmupSteps);
-    const progress = Math.min(1, (step - warmupSteps) / span);
-    return peak * (finalRatio + (1 - finalRatio) * 0.5 * (1 + Math.cos(Math.PI * progress)));
-  };
-}

@@ -1,4 +1,4 @@
-export { AdamW, type WarmupCosineOptions, warmupCosine } from './adamw';
+export { AdamW } from './adamw';
 export {
   BACKEND_ORDER,
   type BackendChoice,
@@ -40,12 +40,16 @@ export {
 } from './native/native-setup';
 export { type CandidateScores, type ScoreRequest, scoreCandidates } from './packed-scoring';
 export { TfjsPolicy, type TfjsPolicyOptions, type WeightSnapshot } from './policy';
+export { linearAnneal, linearWarmup, type WarmupCosineOptions, warmupCosine } from './schedules';
 export {
+  SFT_ADAM,
   type SftExample,
   type SftOptions,
   type SftReport,
+  type SftStepResult,
   sftDatum,
   sftOptionsSchema,
+  sftStep,
   trainSft,
 } from './sft';
 export {

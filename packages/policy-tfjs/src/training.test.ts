@@ -1,8 +1,8 @@
 import { type Datum, InvalidArgumentError, type LossFn, type TrainablePolicy } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
-import { warmupCosine } from './adamw';
 import { TfjsPolicy } from './policy';
+import { warmupCosine } from './schedules';
 import { sftDatum } from './sft';
 import { Tokenizer } from './tokenizer';
 

@@ -34,7 +34,7 @@
 import { parseArgs } from 'node:util';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
 import { AlfworldEnv } from '@pilotrl/env-alfworld';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { linearAnneal, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
 import { parseDemonstrator, play, playExamples, taskSource } from './alfworld-play';
@@ -47,7 +47,7 @@ import {
   loadData,
   log,
   pct,
-  sftStep,
+  randomBatchSftStep,
   winRate,
 } from './harness';
 import { goalSentence, type HindsightGoal, hindsightGoal, reaches } from './hindsight-goal';
@@ -319,7 +319,7 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
   const iterationStart = cpuSeconds();
   let line = `iteration ${iteration}`;
   if (values.arm === 'sft') {
-    await sftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
+    await randomBatchSftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
   } else if (values.arm === 'rl') {
     const episodes = await reward.applyAll(await rollouts(iteration));
     const anchor = anchorCoef > 0 ? Array.from({ length: 32 }, () => rng.pick(data.datums)) : undefined;
@@ -330,7 +330,7 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
     const episodes = await rollouts(iteration);
     kept.push(...(await keptDatums(episodes)));
     for (let step = 0; step < number('sft-steps'); step++) {
-      await sftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
+      await randomBatchSftStep(policy, sftSource(), rng, { batchSize: 32, learningRate });
     }
     line += `: rollout success ${pct(winRate(episodes))}, ${kept.length} steps kept`;
     if (values.hindsight) line += ` (${hindsightSteps} of them for hindsight goals)`;
@@ -344,11 +344,9 @@ for (let iteration = 1; iteration <= number('iterations'); iteration++) {
 const annealSteps = number('anneal');
 if (annealSteps > 0) {
   const annealStart = cpuSeconds();
+  const annealed = linearAnneal({ from: learningRate, steps: annealSteps });
   for (let step = 0; step < annealSteps; step++) {
-    await sftStep(policy, sftSource(), rng, {
-      batchSize: 32,
-      learningRate: learningRate * (1 - step / annealSteps),
-    });
+    await randomBatchSftStep(policy, sftSource(), rng, { batchSize: 32, learningRate: annealed(step) });
   }
   trainingCpu += cpuSeconds() - annealStart;
   await evaluateBoth(

@@ -3,7 +3,14 @@
 // and CPU-time and log helpers.
 import { wilsonInterval } from '@pilotrl/agent';
 import type { ChatMessage, Datum, Episode, Rng, TaskRef } from '@pilotrl/core';
-import { type SftExample, sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
+import {
+  linearWarmup,
+  type SftExample,
+  sftDatum,
+  sftStep,
+  type TfjsPolicy,
+  Tokenizer,
+} from '@pilotrl/policy-tfjs';
 import { type Demonstrator, demonstrations, play, taskSource } from './alfworld-play';
 
 export const cpuSeconds = () => {
@@ -50,8 +57,7 @@ export const benchSft = {
 } as const;
 
 /** The learning rate of SFT step `step` (from 0) from scratch: linear warm-up, then constant. */
-export const warmedUpRate = (step: number) =>
-  benchSft.learningRate * Math.min(1, (step + 1) / benchSft.warmupSteps);
+export const warmedUpRate = linearWarmup({ peak: benchSft.learningRate, warmupSteps: benchSft.warmupSteps });
 
 export type BenchData = Awaited<ReturnType<typeof loadData>>;
 
@@ -147,19 +153,13 @@ export interface SftSettings {
   learningRate: number;
 }
 
-/** One SFT step (token-mean cross-entropy) on a random batch; returns the batch's token count. */
-export async function sftStep(policy: TfjsPolicy, datums: readonly Datum[], rng: Rng, settings: SftSettings) {
+/** The library's SFT step on a batch drawn with replacement from `datums`; returns the tokens read. */
+export async function randomBatchSftStep(
+  policy: TfjsPolicy,
+  datums: readonly Datum[],
+  rng: Rng,
+  settings: SftSettings,
+): Promise<number> {
   const batch = Array.from({ length: settings.batchSize }, () => rng.pick(datums));
-  const count = batch.reduce((n, d) => n + d.weights.filter((w) => w !== 0).length, 0);
-  await policy.forwardBackward(
-    batch.map((d) => ({ ...d, weights: d.weights.map((w) => w / count) })),
-    'cross_entropy',
-  );
-  await policy.optimStep({
-    learningRate: settings.learningRate,
-    beta2: 0.95,
-    weightDecay: 0.01,
-    gradClipNorm: 1,
-  });
-  return batch.reduce((n, d) => n + d.tokenIds.length, 0);
+  return (await sftStep(policy, batch, { learningRate: settings.learningRate })).tokens;
 }

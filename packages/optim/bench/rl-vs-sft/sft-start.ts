@@ -7,7 +7,7 @@
 //     [--steps=1800] [--anneal=300]
 import { parseArgs } from 'node:util';
 import { createRng } from '@pilotrl/core';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { linearAnneal, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import {
   benchModel,
   benchSft,
@@ -17,7 +17,7 @@ import {
   fullData,
   loadData,
   log,
-  sftStep,
+  randomBatchSftStep,
   warmedUpRate,
 } from './harness';
 
@@ -44,14 +44,12 @@ const policy = await TfjsPolicy.create({ tokenizer: data.tokenizer, model: bench
 const rng = createRng(benchSft.rng);
 const start = cpuSeconds();
 for (let step = 0; step < steps; step++) {
-  await sftStep(policy, data.datums, rng, { ...benchSft, learningRate: warmedUpRate(step) });
+  await randomBatchSftStep(policy, data.datums, rng, { ...benchSft, learningRate: warmedUpRate(step) });
 }
 log(`${steps} SFT steps (${(cpuSeconds() - start).toFixed(0)} CPU s)`);
+const annealed = linearAnneal({ from: benchSft.learningRate, steps: annealSteps });
 for (let step = 0; step < annealSteps; step++) {
-  await sftStep(policy, data.datums, rng, {
-    ...benchSft,
-    learningRate: benchSft.learningRate * (1 - step / annealSteps),
-  });
+  await randomBatchSftStep(policy, data.datums, rng, { ...benchSft, learningRate: annealed(step) });
 }
 log(`${annealSteps} annealing steps (${(cpuSeconds() - start).toFixed(0)} CPU s in all)`);
 await policy.saveState(values.save);
