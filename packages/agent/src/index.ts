@@ -8,4 +8,5 @@ export * from './plan-providers';
 export * from './plan-text';
 export * from './prompt-templates';
 export * from './rollout';
+export { envWin, type Reached, type Replay, replay, shortcut } from './shortcut';
 export * from './token-budget';

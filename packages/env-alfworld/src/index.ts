@@ -32,6 +32,7 @@ export {
   type TaskSpec,
   taskDirectoryName,
 } from './generator';
+export { type GoalReached, goalSentence, type HindsightGoal, hindsightGoal, reaches } from './hindsight-goal';
 export {
   detectDialect,
   type LoadedGame,

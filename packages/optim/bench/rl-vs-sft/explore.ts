@@ -7,10 +7,10 @@
 //   episodes kept, then `--sft-steps` SFT steps drawing `--mix` of the batches from the kept steps
 //   and the rest from the demonstrations; `--keep=shortest` keeps only each group's fewest-turn
 //   win (the one that wasted the fewest moves searching); `--keep=shortcut` replays each group's
-//   wins without their detours (bench/rl-vs-sft/shortcut.ts) and keeps the shortest, rendered in
+//   wins without their detours (`shortcut` of @pilotrl/agent) and keeps the shortest, rendered in
 //   the prompts that play would have shown; `--hindsight` also keeps, from each group with no win,
 //   the shortest shortcut of the first goal one of its episodes reached instead
-//   (bench/rl-vs-sft/hindsight-goal.ts), its prompts naming that goal.
+//   (`hindsightGoal` of @pilotrl/env-alfworld), its prompts naming that goal.
 // `--anneal=<n>` ends the sft and expert-iteration arms with n more SFT steps whose learning rate
 // falls linearly from `--lr` to 0, batches drawn as the arm draws them, then evaluates again (the
 // start checkpoint was annealed the same way, so both arms are compared at the end of a decay).
@@ -32,8 +32,9 @@
 //     [--new-demos=0] [--anneal=0] [--save=<dir prefix>] [--demonstrator=oracle|searching] \
 //     [--progress=0] [--repeat-penalty=0] [--episode-mean] [--seed=0]
 import { parseArgs } from 'node:util';
+import { shortcut } from '@pilotrl/agent';
 import { createRng, type Datum, type Episode, type TaskRef } from '@pilotrl/core';
-import { AlfworldEnv } from '@pilotrl/env-alfworld';
+import { AlfworldEnv, goalSentence, type HindsightGoal, hindsightGoal, reaches } from '@pilotrl/env-alfworld';
 import { linearAnneal, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { composeRewards, createOutcomeReward, createRepeatedActionPenalty } from '@pilotrl/rewards';
 import { advantageEstimators, createUpdateStep, turnLevel } from '../../src/index';
@@ -50,9 +51,7 @@ import {
   randomBatchSftStep,
   winRate,
 } from './harness';
-import { goalSentence, type HindsightGoal, hindsightGoal, reaches } from './hindsight-goal';
 import { createProgressReward } from './progress-reward';
-import { shortcut } from './shortcut';
 
 const { values } = parseArgs({
   options: {

@@ -2,8 +2,8 @@
 // what it needed is replayed without its detours. Any deterministic env that can be reset to the
 // same task will do: the only knowledge used is the episode's own commands and the env's answers
 // to them, so a long search that ended at the right receptacle becomes a demonstration of going
-// there first. The goal is the env's own (a win) unless another is given, such as a hindsight goal
-// (bench/rl-vs-sft/hindsight-goal.ts).
+// there first. The goal is the env's own (a win) unless another is given, such as an env's
+// hindsight goal (`@pilotrl/env-alfworld`'s `hindsightGoal` and `reaches`).
 import type { StepResult, TaskRef, TextEnv } from '@pilotrl/core';
 
 type TaskKey = Pick<TaskRef, 'seed' | 'taskId'>;

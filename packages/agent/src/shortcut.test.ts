@@ -1,7 +1,14 @@
-import { AlfworldEnv } from '@pilotrl/env-alfworld';
+import {
+  AlfworldEnv,
+  createGeneratedTaskSource,
+  goalSentence,
+  hindsightGoal,
+  reaches,
+} from '@pilotrl/env-alfworld';
 import { describe, expect, it } from 'vitest';
-import { taskSource } from '../bench/rl-vs-sft/alfworld-play';
-import { replay, shortcut } from '../bench/rl-vs-sft/shortcut';
+import { replay, shortcut } from './shortcut';
+
+const taskSource = createGeneratedTaskSource();
 
 const env = new AlfworldEnv({ maxSteps: 50 });
 
@@ -68,5 +75,39 @@ describe('shortcut', () => {
       stuckAt: oracle.length - 1,
     });
     await expect(shortcut(env, task!, oracle.slice(0, -1))).rejects.toThrow(/do not replay to the goal/);
+  });
+
+  describe('with hindsight goals', () => {
+    it('turns a lost episode into a shortcut demonstration of the goal it did reach', async () => {
+      const [task] = await taskSource.tasks('train', { offset: 100_004, limit: 1 });
+      const first = await env.reset({ seed: task!.seed, taskId: task!.taskId });
+      expect(first.info.task).toBe('put a hot tomato in microwave');
+      // Heats the tomato but puts it in the garbage can, after a detour: lost as the task goes.
+      const lost = [
+        'go to countertop 2',
+        'take tomato 2 from countertop 2',
+        'go to cabinet 1',
+        'go to microwave 1',
+        'heat tomato 2 with microwave 1',
+        'go to garbagecan 1',
+        'put tomato 2 in/on garbagecan 1',
+        'go to cabinet 2',
+      ];
+      expect((await replay(env, task!, lost)).reachedAfter).toBeUndefined();
+      const { goal, reachedAfter } = hindsightGoal(lost)!;
+      expect(goal).toEqual({ type: 'pick_heat_then_place_in_recep', obj: 'tomato', recep: 'garbagecan' });
+      expect(reachedAfter).toBe(7);
+      expect(goalSentence(goal, 1)).toBe('heat some tomato and put it in garbagecan');
+
+      const cut = await shortcut(env, task!, lost, reaches(goal));
+      expect(cut).toEqual([
+        'go to countertop 2',
+        'take tomato 2 from countertop 2',
+        'go to microwave 1',
+        'heat tomato 2 with microwave 1',
+        'go to garbagecan 1',
+        'put tomato 2 in/on garbagecan 1',
+      ]);
+    });
   });
 });

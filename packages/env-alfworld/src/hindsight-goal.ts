@@ -5,8 +5,11 @@
 // ones: the wrong object taken, or the right one put away without the heating, cooling or cleaning
 // the goal asked for. Only the episode's commands are read; they must all have been admissible
 // (as constrained decoding and `replay` guarantee), since a command's effect is taken as given.
-import { goalTemplates } from '@pilotrl/env-alfworld';
-import type { Reached } from './shortcut';
+import type { StepResult } from '@pilotrl/core';
+import { goalTemplates } from './vocabulary';
+
+/** Whether the commands so far, the last of them just answered by `step`, reach a goal. */
+export type GoalReached = (step: StepResult, actions: readonly string[]) => boolean;
 
 /** What the commands did to an object: heated, cooled or cleaned it. */
 type Treatment = 'hot' | 'cool' | 'clean';
@@ -128,9 +131,9 @@ export function hindsightGoal(
   return undefined;
 }
 
-/** Whether the last of the commands achieves `goal`: the `Reached` test for replaying towards it. */
+/** Whether the last of the commands achieves `goal`: the test for replaying towards it. */
 export const reaches =
-  (goal: HindsightGoal): Reached =>
+  (goal: HindsightGoal): GoalReached =>
   (_, actions) => {
     const last = events(actions).at(-1);
     return last !== undefined && achieves(last, goal);
