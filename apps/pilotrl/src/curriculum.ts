@@ -94,7 +94,7 @@ export async function startRun(config: CurriculumConfig): Promise<{
     const policy = await TfjsPolicyClass.load(config.policy.init, {
       name: config.name,
       samplingSeed: config.seed,
-      ...backendOption(config),
+      ...backendOption(config.policy.backend),
     });
     return { provider, policy, dataHashes: {} };
   }
@@ -114,7 +114,7 @@ export async function resumeRun(
   const policy = await TfjsPolicyClass.load(`${checkpoint}/policy`, {
     name: config.name,
     samplingSeed: config.seed,
-    ...backendOption(config),
+    ...backendOption(config.policy.backend),
   });
   return { provider, policy, state: readTrainerState(checkpoint) };
 }

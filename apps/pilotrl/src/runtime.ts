@@ -119,11 +119,11 @@ export async function createPolicy(config: CurriculumConfig, tokenizer: Tokenize
       seed: config.policy.seed,
     },
     samplingSeed: config.seed,
-    ...backendOption(config),
+    ...backendOption(config.policy.backend),
   });
 }
 
 /** The `backend` option of TfjsPolicy.create/load: absent for `auto`, so PILOTRL_TFJS_BACKEND still applies. */
-export function backendOption(config: CurriculumConfig): { backend?: BackendChoice } {
-  return config.policy.backend === 'auto' ? {} : { backend: config.policy.backend };
+export function backendOption(choice: 'auto' | BackendChoice): { backend?: BackendChoice } {
+  return choice === 'auto' ? {} : { backend: choice };
 }

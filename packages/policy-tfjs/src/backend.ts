@@ -152,10 +152,10 @@ function nativeTensorflowVersion(): string {
 async function startNative(choice: 'tensorflow-gpu' | 'tensorflow'): Promise<string | undefined> {
   const variant = NATIVE_CHOICES[choice];
   const { packageName } = NATIVE_VARIANTS[variant];
-  if (tf.findBackend('tensorflow') !== null) {
+  const loaded = tf.findBackend('tensorflow') as unknown as NativeBackendInternals | null;
+  if (loaded !== null) {
     // One native package per process: both register the backend name `tensorflow`.
-    const loaded = (tf.findBackend('tensorflow') as unknown as NativeBackendInternals).isUsingGpuDevice;
-    if (choice === 'tensorflow-gpu' && !loaded)
+    if (choice === 'tensorflow-gpu' && !loaded.isUsingGpuDevice)
       return 'the native backend already loaded in this process has no GPU';
   } else {
     const state = nativeInstallState(variant, nativePackageDir(variant));

@@ -9,7 +9,7 @@ import type { CurriculumConfig } from '../config';
 import { evaluateSplits } from '../curriculum';
 import { readRunConfig } from '../run-dir';
 import type { EvalRecord } from '../run-records';
-import { envProviderFor } from '../runtime';
+import { backendOption, envProviderFor } from '../runtime';
 import { createPlanJudging } from '../stage-rewards';
 import { formatPercent } from '../stats';
 import type { CliIo } from './io';
@@ -102,10 +102,9 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
       dialect: 'vllm',
     });
   } else if (options.checkpoint !== undefined) {
-    const backend = options.backend ?? config.policy.backend;
     const local = await TfjsPolicy.load(policyDir(options.checkpoint), {
       samplingSeed: config.seed,
-      ...(backend === 'auto' ? {} : { backend }),
+      ...backendOption(options.backend ?? config.policy.backend),
     });
     io.stderr.write(`pilotrl: backend ${describeBackend(local.backend)}\n`);
     policy = local;

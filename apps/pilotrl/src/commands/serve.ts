@@ -1,6 +1,7 @@
 // `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API.
 import { createChatCompletionsServer } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { backendOption } from '../runtime';
 import { policyDir } from './eval';
 import type { CliIo } from './io';
 
@@ -19,7 +20,7 @@ export async function serve(
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const policy = await TfjsPolicy.load(
     policyDir(options.checkpoint),
-    options.backend === undefined ? {} : { backend: options.backend },
+    backendOption(options.backend ?? 'auto'),
   );
   io.stderr.write(`pilotrl: backend ${describeBackend(policy.backend)}\n`);
   const server = createChatCompletionsServer({

@@ -60,7 +60,7 @@ export interface TrainOptions {
 
 /** Starts the backend before anything slow, so the first lines say what runs and why. */
 async function startBackend(config: CurriculumConfig, log: (line: string) => void): Promise<BackendInfo> {
-  const info = await initBackend(backendOption(config));
+  const info = await initBackend(backendOption(config.policy.backend));
   log(`pilotrl: backend ${describeBackend(info)}`);
   return info;
 }
