@@ -76,6 +76,14 @@ describe('native install state', () => {
     expect(state.state !== 'ready' && state.reason).toMatch(/did not finish.*--force/);
   });
 
+  it('reports a record cut short as an unfinished setup, not a crash', () => {
+    const dir = fakePackage();
+    writeFileSync(join(dir, 'deps', SETUP_RECORD), '{"variant": "cpu", "tensorflowVer');
+    const state = nativeInstallState('cpu', dir);
+    expect(state.state).toBe('damaged');
+    expect(state.state !== 'ready' && state.reason).toMatch(/did not finish.*--force/);
+  });
+
   it('reports a truncated library with its size and the fix', () => {
     const dir = fakePackage();
     writeFileSync(join(dir, 'deps', 'lib', 'libtensorflow_cc.so.2'), Buffer.alloc(400));

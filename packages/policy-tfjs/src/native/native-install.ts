@@ -91,10 +91,17 @@ export function bindingPath(packageDir: string): string {
   return join(packageDir, 'lib', `napi-v${bindingNapiVersion(packageDir)}`, 'tfjs_binding.node');
 }
 
+/** The setup's record, or undefined when there is none or it does not parse (a cut-short write). */
 export function readSetupRecord(packageDir: string): SetupRecord | undefined {
   const path = join(packageDir, 'deps', SETUP_RECORD);
   if (!existsSync(path)) return undefined;
-  const parsed = setupRecordSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = setupRecordSchema.safeParse(json);
   return parsed.success ? parsed.data : undefined;
 }
 
