@@ -1,6 +1,6 @@
 // AdaPlan and ReAct agents: a policy plus everything that decides how it is prompted, how its
 // output is read, and how the plan is made and revised.
-import { type Plan, type Policy, parseOrThrow, type TaskRef } from '@pilotrl/core';
+import { type EpisodeViewFactory, type Plan, type Policy, parseOrThrow, type TaskRef } from '@pilotrl/core';
 import { z } from 'zod';
 import { type ActionMatcher, createActionMatcher } from './action-matcher';
 import type { Paradigm, PromptTemplate } from './prompt-templates';
@@ -94,6 +94,18 @@ export const agentOptionsSchema = z.object({
   planSource: planSourceSchema.default({ kind: 'policy' }),
   revision: revisionSchema.default({ mode: 'every_turn' }),
   stepTracker: functionSchema<StepTracker>('step tracker').default(() => thoughtStepTracker),
+  /**
+   * How the policy answers each turn. `free-text`: it writes `<thought>…</thought><action>…</action>`
+   * and unreadable answers are counted format errors. `choice`: it picks one of the env's admissible
+   * commands by constrained decoding, so a turn cannot be malformed and the logprob of the chosen
+   * command is exact.
+   */
+  actionSpace: z.enum(['free-text', 'choice']).default('free-text'),
+  /**
+   * A state view (`EpisodeViewFactory`, e.g. an env's compact one): every prompt is then one user
+   * message, the view's text plus the request, instead of the system prompt and the conversation.
+   */
+  view: functionSchema<EpisodeViewFactory>('episode view').optional(),
   /** A fixed template; by default the env's registered template (or the default one). */
   promptTemplate: z.custom<PromptTemplate>((value) => typeof value === 'object' && value !== null).optional(),
   actionMatcher: z

@@ -21,6 +21,11 @@ export interface PromptTemplate {
   choiceRequest(input: { candidates: readonly Plan[] }): string;
   /** Asks for the next thought and action; AdaPlan passes the plan in force. */
   actRequest(input: { paradigm: Paradigm; plan: Plan | null; fixedSteps: number }): string;
+  /**
+   * What precedes a command chosen among the admissible ones (the `choice` action space): the plan
+   * in force for AdaPlan; empty for ReAct, whose prompt ends with the observation.
+   */
+  commandRequest(input: { paradigm: Paradigm; plan: Plan | null; fixedSteps: number }): string;
 }
 
 /** The plan as the model writes it, tags included. */
@@ -99,6 +104,13 @@ export function createPromptTemplate(
           return `You have no valid plan; act on the goal directly. ${ask}`;
         const done = fixedSteps > 0 ? `\nSteps 1 to ${fixedSteps} are carried out.` : '';
         return `Your global plan:\n${planBlock(plan)}${done}\n${ask}`;
+      }),
+    commandRequest:
+      parts.commandRequest ??
+      (({ paradigm, plan, fixedSteps }) => {
+        if (paradigm === 'react' || plan === null || plan.length === 0) return '';
+        const done = fixedSteps > 0 ? `\nSteps 1 to ${fixedSteps} are carried out.` : '';
+        return `Your global plan:\n${planBlock(plan)}${done}`;
       }),
   };
 }

@@ -5,6 +5,7 @@ import {
   ConfigError,
   EPISODE_FORMAT_VERSION,
   type Episode,
+  type EpisodeView,
   type GenerateRequest,
   type GenerateResult,
   type Generation,
@@ -26,23 +27,40 @@ import { z } from 'zod';
 import { type Agent, revisionDue } from './agent';
 import { parseActOutput, parsePlanOutput } from './output-parser';
 import { type PromptTemplate, planBlock, promptTemplateFor } from './prompt-templates';
-import { fitConversation, tokenCounterFor } from './token-budget';
+import { countMessageTokens, fitConversation, tokenCounterFor } from './token-budget';
 
-export const rolloutOptionsSchema = z.object({
-  /** The env kind, recorded in every episode and used to pick the prompt template. */
-  envId: z.string().min(1),
-  tasks: z.array(taskRefSchema).min(1),
-  /** Samples per task (a GRPO group); they share the task and the env seed. */
-  groupSize: z.number().int().positive().default(1),
-  /** Prefix of group and episode ids. */
-  runId: z.string().min(1).default('rollout'),
-  /** Base of the per-request sampling seeds. */
-  seed: z.number().int().nonnegative().default(0),
-});
+export const rolloutOptionsSchema = z
+  .object({
+    /** The env kind, recorded in every episode and used to pick the prompt template. */
+    envId: z.string().min(1),
+    tasks: z.array(taskRefSchema).min(1),
+    /** Samples per task (a GRPO group); they share the task and the env seed. */
+    groupSize: z.number().int().positive().default(1),
+    /** Prefix of group and episode ids. */
+    runId: z.string().min(1).default('rollout'),
+    /** Base of the per-request sampling seeds. */
+    seed: z.number().int().nonnegative().default(0),
+    /**
+     * Per task, a goal that replaces the one the env states (e.g. a hindsight goal the episode is
+     * replayed for); `null` keeps the env's. Same length as `tasks`.
+     */
+    goals: z.array(z.string().min(1).nullable()).optional(),
+  })
+  .refine((options) => options.goals === undefined || options.goals.length === options.tasks.length, {
+    message: 'goals must have one entry per task',
+    path: ['goals'],
+  });
 export type RolloutOptions = z.input<typeof rolloutOptionsSchema>;
 
 /** Why an episode ended, in `metadata.endReason`. */
-export type EndReason = 'env_done' | 'max_turns' | 'format_error' | 'context_overflow' | 'env_error';
+export type EndReason =
+  | 'env_done'
+  | 'max_turns'
+  | 'format_error'
+  | 'context_overflow'
+  | 'env_error'
+  /** The `choice` action space met a state where the env admits no command. */
+  | 'no_actions';
 
 interface Slot {
   slot: number;
@@ -53,6 +71,8 @@ interface Slot {
   stream: number;
   goal: string;
   initialObservation: string;
+  /** The agent's state view, when it prompts with one instead of the conversation. */
+  view: EpisodeView | null;
   current: StepResult;
   turns: Turn[];
   planHistory: PlanRevision[];
@@ -193,14 +213,16 @@ async function runWave(
   const first = await vectorEnv.reset(resetOptions);
   const slots: Slot[] = assignments.map(({ task, sampleIndex, taskIndex }, slot) => {
     const start = first[slot]!;
+    const goal = config.goals?.[taskIndex] ?? start.info.task ?? task.description ?? '';
     return {
       slot,
       task,
       sampleIndex,
       groupId: `${config.runId}/${taskIndex}-${task.taskId}`,
       stream: taskIndex * config.groupSize + sampleIndex,
-      goal: start.info.task ?? task.description ?? '',
+      goal,
       initialObservation: start.observation,
+      view: options.view?.({ goal, observation: start.observation }) ?? null,
       current: start,
       turns: [],
       planHistory: [],
@@ -231,7 +253,15 @@ async function runWave(
       admissibleActions:
         state.turns.length === 0 && state.history.length === 0 ? state.current.admissibleActions : [],
     });
-  const prompt = (state: Slot, request: string, maxTokens: number) => {
+  const prompt = (state: Slot, request: string, maxTokens: number): GenerateRequest['messages'] => {
+    if (state.view !== null) {
+      const view = state.view.prompt();
+      const messages = [{ role: 'user' as const, content: request === '' ? view : `${view}\n${request}` }];
+      if (countMessageTokens(messages, count) > options.contextTokens - maxTokens) {
+        finish(state, 'context_overflow');
+      }
+      return messages;
+    }
     const fitted = fitConversation(
       { system: template.system(paradigm), intro: intro(state), history: state.history, request },
       { promptTokens: options.contextTokens - maxTokens, historyTurns: options.historyTurns, count },
@@ -254,15 +284,28 @@ async function runWave(
     const planFailedFatally = (state: Slot) =>
       state.formatError !== null && options.formatError.mode === 'terminate';
     const acting = live.filter((state) => !state.done && !planFailedFatally(state));
+    const choosing = options.actionSpace === 'choice';
     const requests: GenerateRequest[] = [];
     const requesters: Slot[] = [];
     for (const state of acting) {
+      const choices = state.current.admissibleActions;
+      if (choosing && choices.length === 0) {
+        state.envError = `the env admits no command to choose from at turn ${turn}`;
+        finish(state, 'no_actions');
+        continue;
+      }
       const fixedSteps =
         state.plan === null ? 0 : options.stepTracker({ plan: state.plan, thoughts: thoughtsOf(state) });
+      const request = { paradigm, plan: state.plan, fixedSteps };
+      // A choice needs room for at least its longest command and the end token; how the policy
+      // packs all of them is its own check.
+      const reserve = choosing
+        ? Math.max(...choices.map((choice) => count(choice) + 1))
+        : options.act.maxTokens;
       const messages = prompt(
         state,
-        template.actRequest({ paradigm, plan: state.plan, fixedSteps }),
-        options.act.maxTokens,
+        choosing ? template.commandRequest(request) : template.actRequest(request),
+        reserve,
       );
       if (state.done) continue;
       requesters.push(state);
@@ -271,7 +314,7 @@ async function runWave(
         maxTokens: options.act.maxTokens,
         temperature: options.act.temperature,
         topP: options.act.topP,
-        stop: ['</action>'],
+        ...(choosing ? { choices: [...choices] } : { stop: ['</action>'] }),
         seed: mixSeed(config.seed, state.stream, turn, 1),
       });
     }
@@ -282,6 +325,13 @@ async function runWave(
     for (const [index, state] of requesters.entries()) {
       const result = results[index]!;
       state.generations.push(toGeneration('act', result));
+      if (choosing) {
+        const command = chosenCommand(policy.name, state.current.admissibleActions, result);
+        if (state.formatError !== null && options.formatError.mode === 'terminate') continue;
+        actions[state.slot] = command;
+        parsedBySlot.set(state.slot, { thought: null, action: command, text: command });
+        continue;
+      }
       const parsed = parseActOutput(result.text, {
         maxActionChars: options.maxActionChars,
         maxPlanSteps: options.maxPlanSteps,
@@ -338,6 +388,7 @@ async function runWave(
         continue;
       }
       state.current = result;
+      state.view?.observe(parsed.action, result.observation);
       state.history.push({
         assistant: parsed.text,
         user: template.observation({
@@ -355,6 +406,17 @@ async function runWave(
   }
   for (const state of slots) if (!state.done) finish(state, 'max_turns');
   return slots.map((state) => toEpisode(agent, config, template, state));
+}
+
+/** The command a choice result names, checked against the choices it was given. */
+function chosenCommand(policyName: string, choices: readonly string[], result: GenerateResult): string {
+  const index = result.choiceIndex ?? choices.indexOf(result.text);
+  if (choices[index] !== result.text) {
+    throw new InvalidArgumentError(
+      `policy "${policyName}" answered a choice among ${choices.length} admissible commands with ${JSON.stringify(result.text)}${result.choiceIndex === undefined ? '' : ` (choiceIndex ${result.choiceIndex})`}, which is not that choice; a policy must return one of the \`choices\` exactly`,
+    );
+  }
+  return result.text;
 }
 
 function finish(state: Slot, reason: EndReason): void {
@@ -500,7 +562,8 @@ function toEpisode(
   const metadata: Record<string, unknown> = {
     endReason: state.endReason,
     policy: agent.policy.name,
-    promptTemplate: template.id,
+    actionSpace: agent.options.actionSpace,
+    promptTemplate: state.view === null ? template.id : 'view',
     samplingSeed: config.seed,
     contextCuts: state.contextCuts,
     omittedTurnsMax: state.omittedTurnsMax,

@@ -3,13 +3,10 @@
 // same task will do: the only knowledge used is the episode's own commands and the env's answers
 // to them, so a long search that ended at the right receptacle becomes a demonstration of going
 // there first. The goal is the env's own (a win) unless another is given, such as an env's
-// hindsight goal (`@pilotrl/env-alfworld`'s `hindsightGoal` and `reaches`).
-import type { StepResult, TaskRef, TextEnv } from '@pilotrl/core';
+// hindsight goal (an env's `HindsightRelabeller`, such as `@pilotrl/env-alfworld`'s).
+import { InvalidArgumentError, type Reached, type TaskRef, type TextEnv } from '@pilotrl/core';
 
 type TaskKey = Pick<TaskRef, 'seed' | 'taskId'>;
-
-/** Whether the commands so far, the last of them just answered by `step`, reach the goal. */
-export type Reached = (step: StepResult, actions: readonly string[]) => boolean;
 
 /** The env's own goal: a win. */
 export const envWin: Reached = (step) => step.info.won;
@@ -92,7 +89,9 @@ export async function shortcut(
 ): Promise<string[]> {
   const given = await replay(env, task, actions, reached);
   if (given.reachedAfter === undefined) {
-    throw new Error(`shortcut: the commands given for ${task.taskId} do not replay to the goal`);
+    throw new InvalidArgumentError(
+      `shortcut: the commands given for ${task.taskId} do not replay to the goal`,
+    );
   }
   let current = actions.slice(0, given.reachedAfter);
   while (true) {

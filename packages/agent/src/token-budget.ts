@@ -36,7 +36,7 @@ export interface ConversationParts {
   intro: string;
   /** Earlier turns, oldest first: what the model wrote, then what the env answered. */
   history: readonly { assistant: string; user: string }[];
-  /** Appended to the last user message: what the model must write now. Never cut. */
+  /** Appended to the last user message: what the model must write now. Never cut; may be empty. */
   request: string;
 }
 
@@ -84,7 +84,7 @@ function assemble(
     messages.push({ role: 'assistant', content: turn.assistant }, { role: 'user', content: turn.user });
   }
   const last = messages[messages.length - 1]!;
-  last.content = `${last.content}\n\n${parts.request}`;
+  if (parts.request !== '') last.content = `${last.content}\n\n${parts.request}`;
   return messages;
 }
 

@@ -1,4 +1,5 @@
 export * from './env';
+export * from './env-capabilities';
 export * from './episode';
 export * from './errors';
 export * from './policy';

@@ -5,11 +5,8 @@
 // ones: the wrong object taken, or the right one put away without the heating, cooling or cleaning
 // the goal asked for. Only the episode's commands are read; they must all have been admissible
 // (as constrained decoding and `replay` guarantee), since a command's effect is taken as given.
-import type { StepResult } from '@pilotrl/core';
+import type { HindsightRelabeller, Reached } from '@pilotrl/core';
 import { goalTemplates } from './vocabulary';
-
-/** Whether the commands so far, the last of them just answered by `step`, reach a goal. */
-export type GoalReached = (step: StepResult, actions: readonly string[]) => boolean;
 
 /** What the commands did to an object: heated, cooled or cleaned it. */
 type Treatment = 'hot' | 'cool' | 'clean';
@@ -133,7 +130,7 @@ export function hindsightGoal(
 
 /** Whether the last of the commands achieves `goal`: the test for replaying towards it. */
 export const reaches =
-  (goal: HindsightGoal): GoalReached =>
+  (goal: HindsightGoal): Reached =>
   (_, actions) => {
     const last = events(actions).at(-1);
     return last !== undefined && achieves(last, goal);
@@ -146,3 +143,10 @@ export function goalSentence(goal: HindsightGoal, template: 0 | 1): string {
     .replace('{recep}', 'recep' in goal ? goal.recep : '')
     .replace('{toggle}', 'toggle' in goal ? goal.toggle : '');
 }
+
+/** ALFWorld's hindsight relabelling, for self-improvement that learns from lost episodes too. */
+export const alfworldHindsight: HindsightRelabeller<HindsightGoal> = {
+  find: hindsightGoal,
+  reaches,
+  describe: (goal, rng) => goalSentence(goal, rng.int(2) as 0 | 1),
+};

@@ -32,7 +32,13 @@ export {
   type TaskSpec,
   taskDirectoryName,
 } from './generator';
-export { type GoalReached, goalSentence, type HindsightGoal, hindsightGoal, reaches } from './hindsight-goal';
+export {
+  alfworldHindsight,
+  goalSentence,
+  type HindsightGoal,
+  hindsightGoal,
+  reaches,
+} from './hindsight-goal';
 export {
   detectDialect,
   type LoadedGame,
@@ -45,6 +51,7 @@ export { alfworldNames, type Naming } from './names';
 export { solveGame } from './oracle';
 export { parseDomain, parseProblem } from './pddl';
 export { readActionsFile, replayFiles, replayTranscript } from './replay';
+export { alfworldStateView } from './state-view';
 export {
   createDirectoryTaskSource,
   createGeneratedTaskSource,

@@ -1,26 +1,29 @@
-// RL against more SFT on generated ALFWorld tasks. A small tfjs policy is fine-tuned on
-// demonstrations (the engine's oracle's, or a searching expert's with `--demonstrator=searching`)
-// until a held-out probe reaches the 30-50% band; from that checkpoint, per seed,
-// (a) RL (turn-level advantages, PPO clip-higher on the exact constrained-decoding logprobs) and
-// (b) continued SFT each get the same budget of process CPU seconds, and both are evaluated
-// on held-out valid_seen + valid_unseen tasks with Wilson 95% CIs: greedily (the goal's measure) and
-// sampled at temperature 1 (the policy RL optimises). Every (arm, seed) runs
-// in its own process, `--jobs` at a time; CPU-second budgets keep the arms' compute equal however
-// the processes share the cores.
+// Self-improvement against more SFT on generated ALFWorld tasks, all from library code. A small
+// tfjs policy is fine-tuned on the oracle's demonstrations (1,800 steps, then 300 with the learning
+// rate falling to 0), or loaded with `--start`. From that start, per seed and side by side:
+// (a) expert iteration (`createExpertIteration` of @pilotrl/optim): per iteration, sampled
+//     rollouts on fresh train tasks through the agent loop (`choice` actions, ALFWorld's state
+//     view), each won group's shortcut and each lost group's hindsight goal kept
+//     (`relabelEpisodes` of @pilotrl/agent with ALFWorld's relabeller), then SFT steps drawing
+//     most batches from everything kept and the rest from the demonstrations;
+// (b) continued SFT on the demonstrations, at least as many process CPU seconds as (a) took;
+// then both anneal the learning rate to 0 and are evaluated on held-out valid_seen + valid_unseen
+// tasks, greedy and sampled at temperature 1, with Wilson 95% intervals. Each (arm, seed) runs in
+// its own process; the control of a seed runs until its expert-iteration job has finished and
+// reported its CPU seconds, so run an even number of jobs to keep each pair side by side.
 //
-//   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--budget=<CPU s>] [--start=<dir>] [--jobs=<n>]
-//     [--rl-tasks=fresh|demo] [--demonstrator=oracle|searching]
+//   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--start=<dir>] [--jobs=<n>] [--iterations=<n>]
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { wilsonInterval } from '@pilotrl/agent';
-import { createRng } from '@pilotrl/core';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
-import { createUpdateStep } from '../src/index';
-import { parseDemonstrator, play, taskSource } from './rl-vs-sft/alfworld-play';
+import { createRng, type Datum } from '@pilotrl/core';
+import { linearAnneal, sftStep, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { createExpertIteration } from '../src/index';
+import { play, selfImprovementExamples, taskSource } from './rl-vs-sft/alfworld';
 import {
   type BenchData,
   benchModel,
@@ -29,6 +32,7 @@ import {
   type Evaluation,
   evalString,
   evaluate,
+  exampleDatums,
   loadData,
   log,
   pct,
@@ -42,188 +46,219 @@ const flag = (name: string) =>
 const quick = process.argv.includes('--quick');
 /** A start checkpoint written by an earlier run (its path is logged), to skip the first SFT. */
 const startArg = flag('start');
-/** RL's tasks: fresh generated train tasks (default), or the demonstrated ones (`demo`). */
-const rlTasks = flag('rl-tasks') ?? 'fresh';
-if (rlTasks !== 'fresh' && rlTasks !== 'demo') throw new Error('--rl-tasks must be fresh or demo');
-const demonstrator = parseDemonstrator(flag('demonstrator') ?? 'oracle');
 /** Set in the processes that run one arm of one seed. */
 const jobArg = flag('job');
+const positive = (name: string, fallback: number) => {
+  const value = Number(flag(name) ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number ≥ 1`);
+  return value;
+};
 
 const config = {
   model: benchModel,
   vocabSize: 400,
   maxSteps: 25,
   demoTasks: quick ? 80 : 300,
-  demonstrator,
-  sft: {
-    batchSize: benchSft.batchSize,
-    learningRate: benchSft.learningRate,
-    probeEvery: quick ? 40 : 150,
-    maxSteps: quick ? 120 : 2400,
-  },
-  /** The start checkpoint is the first probe at or above the band's floor (else the best probe). */
-  startBand: [0.3, 0.5] as const,
-  /** Probe tasks per split (valid_seen and valid_unseen, offset 10000: disjoint from the evaluation). */
-  probePerSplit: quick ? 10 : 50,
+  /** The start: SFT from scratch at the bench's rate after a warm-up, then a linear anneal to 0. */
+  start: { steps: quick ? 150 : 1_800, anneal: quick ? 50 : 300 },
   evalPerSplit: quick ? 20 : 100,
   seeds: quick ? [0] : [0, 1, 2],
-  /** CPU seconds of training per arm and seed (rollouts included for RL). */
-  budget: Number(flag('budget') ?? (quick ? 30 : 600)),
-  jobs: Number(flag('jobs') ?? availableParallelism()),
-  rl: {
-    /**
-     * Where RL's tasks come from: `fresh` generated train tasks (from 100000, none of them
-     * demonstrated), or the `demo` tasks of the SFT data.
-     */
-    tasks: rlTasks,
-    tasksPerIteration: quick ? 4 : 8,
-    groupSize: 8,
+  jobs: positive('jobs', availableParallelism()),
+  expertIteration: {
+    iterations: positive('iterations', quick ? 3 : 60),
+    /** Fresh generated train tasks per iteration (none of them demonstrated), one rollout each. */
+    tasksPerIteration: quick ? 16 : 128,
+    groupSize: 1,
     temperature: 1,
-    anchorDemos: 32,
-    update: {
-      estimator: 'turn-level',
-      estimatorArgs: { stepWeight: 1, gamma: 0.95 },
-      loss: 'ppo',
-      lossArgs: { clipLow: 0.2, clipHigh: 0.28 },
-      // One sequence (one command) is one choice: its summed constrained token logprobs are the
-      // choice's logprob, so every command weighs the same whatever its length.
-      aggregation: 'seq-mean-token-sum',
-      oldLogprobs: 'sampler',
-      epochs: 1,
-      minibatches: 2,
-      anchorCoef: 0.1,
-      adam: { learningRate: 1e-3, gradClipNorm: 1 },
-    },
+    sftSteps: quick ? 8 : 48,
+    mix: 0.8,
+    batchSize: 32,
+    learningRate: 1e-3,
   },
+  /** The control: continued SFT on the demonstrations at expert iteration's rate. */
+  sft: { batchSize: 32, learningRate: 1e-3 },
+  /** Both arms end with this many SFT steps, the rate falling linearly from 1e-3 to 0. */
+  anneal: quick ? 20 : 300,
 } as const;
 
+type Arm = 'expert-iteration' | 'sft';
+
 interface ArmResult extends Evaluation {
-  arm: 'rl' | 'sft';
+  arm: Arm;
   seed: number;
+  /** Training CPU seconds before the anneal, and with it. */
   cpu: number;
-  /** RL updates or SFT steps. */
+  cpuWithAnneal: number;
+  /** Expert-iteration iterations or SFT steps (before the anneal). */
   work: number;
-  /** Tokens through forward+backward (RL: its rollout generations; SFT: its batches). */
-  tokens: number;
-  /** RL only: success of each update's rollouts. */
+  /** Expert iteration: rollout success per iteration, steps kept (won / hindsight). */
   rolloutSuccess?: number[];
+  keptWon?: number;
+  keptHindsight?: number;
   /** The same tasks played at temperature 1. */
   sampled: Evaluation;
 }
 
 const dataOptions = {
   demoTasks: config.demoTasks,
-  demonstrator: config.demonstrator,
-  probePerSplit: config.probePerSplit,
   evalPerSplit: config.evalPerSplit,
   maxSteps: config.maxSteps,
   vocabSize: config.vocabSize,
   contextLength: config.model.contextLength,
 };
 
-/** RL from the start checkpoint for the budget; the policy is left trained. */
-async function trainRl(policy: TfjsPolicy, seed: number, data: BenchData) {
-  const update = createUpdateStep({ ...config.rl.update, seed });
-  const rng = createRng(`rl-vs-sft/rl/${seed}`);
-  const pool =
-    config.rl.tasks === 'demo'
-      ? data.trainTasks
-      : await taskSource.tasks('train', { offset: 100_000, limit: 5_000 });
+const annealRate = linearAnneal({ from: config.expertIteration.learningRate, steps: config.anneal });
+
+/** Expert iteration from the start; returns what it did and leaves the policy trained. */
+async function trainExpertIteration(policy: TfjsPolicy, seed: number, data: BenchData, cpuFile: string) {
+  const settings = config.expertIteration;
+  const iteration = createExpertIteration(
+    {
+      sftSteps: settings.sftSteps,
+      batchSize: settings.batchSize,
+      mix: settings.mix,
+      learningRate: settings.learningRate,
+      seed,
+    },
+    sftStep,
+  );
+  const rng = createRng(`rl-vs-sft/expert-iteration/${seed}`);
+  const pool = await taskSource.tasks('train', { offset: 100_000, limit: 5_000 });
   const start = cpuSeconds();
-  let iterations = 0;
-  let tokens = 0;
   const rolloutSuccess: number[] = [];
-  while (cpuSeconds() - start < config.budget) {
-    const tasks = Array.from({ length: config.rl.tasksPerIteration }, () => rng.pick(pool));
+  let keptWon = 0;
+  let keptHindsight = 0;
+  for (let i = 1; i <= settings.iterations; i++) {
+    const tasks = Array.from({ length: settings.tasksPerIteration }, () => rng.pick(pool));
     const episodes = await play(policy, tasks, {
-      groupSize: config.rl.groupSize,
-      temperature: config.rl.temperature,
+      groupSize: settings.groupSize,
+      temperature: settings.temperature,
       maxSteps: config.maxSteps,
-      seed: seed * 100_000 + iterations,
+      seed: seed * 100_000 + i,
     });
-    const anchor = Array.from({ length: config.rl.anchorDemos }, () => rng.pick(data.datums));
-    const { metrics } = await update(policy, episodes, { anchor });
-    const success = winRate(episodes);
-    rolloutSuccess.push(success);
-    tokens += episodes.reduce(
-      (n, e) => n + e.turns.reduce((m, t) => m + t.generations[0]!.tokenIds.length, 0),
-      0,
-    );
-    iterations++;
+    const kept = await selfImprovementExamples(episodes, config.maxSteps, rng);
+    const won = exampleDatums(kept.won, policy.tokenizer);
+    const hindsight = exampleDatums(kept.hindsight, policy.tokenizer);
+    keptWon += won.length;
+    keptHindsight += hindsight.length;
+    const { metrics } = await iteration.step(policy, {
+      kept: { won, hindsight },
+      demonstrations: data.datums,
+    });
+    rolloutSuccess.push(winRate(episodes));
     log(
-      `seed ${seed} RL update ${iterations}: rollout success ${pct(success)}, zero-variance groups ${metrics['charts/zero_variance_groups']}/${metrics['charts/groups']}, approx_kl ${(metrics['losses/approx_kl'] ?? 0).toFixed(4)}, clipfrac ${(metrics['losses/clipfrac'] ?? 0).toFixed(3)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
+      `seed ${seed} expert iteration ${i}: rollout success ${pct(winRate(episodes))}; groups won ${kept.report.wonGroups}, relabelled ${kept.report.hindsightGroups}, no goal ${kept.report.unreachedGroups}, unreplayable ${kept.report.unreplayableGoals}; kept ${won.length} + ${hindsight.length} steps (${metrics['expert_iteration/kept_total']} in all), ${metrics['expert_iteration/kept_batches']}/${settings.sftSteps} batches from them, sft loss ${metrics['losses/sft_loss']!.toFixed(3)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
     );
   }
-  return { cpu: cpuSeconds() - start, work: iterations, tokens, rolloutSuccess };
+  const cpu = cpuSeconds() - start;
+  writeFileSync(cpuFile, String(cpu));
+  await iteration.step(policy, {
+    kept: { won: [], hindsight: [] },
+    demonstrations: data.datums,
+    sftSteps: config.anneal,
+    learningRate: annealRate,
+  });
+  return {
+    cpu,
+    cpuWithAnneal: cpuSeconds() - start,
+    work: settings.iterations,
+    rolloutSuccess,
+    keptWon,
+    keptHindsight,
+  };
 }
 
-/** Continued SFT from the start checkpoint for the budget, at the SFT learning rate. */
-async function trainSft(policy: TfjsPolicy, seed: number, data: BenchData) {
+/** Continued SFT until expert iteration's CPU seconds (read from `cpuFile`) are matched, then the anneal. */
+async function trainSft(policy: TfjsPolicy, seed: number, data: BenchData, cpuFile: string) {
   const rng = createRng(`rl-vs-sft/sft/${seed}`);
   const start = cpuSeconds();
   let steps = 0;
-  let tokens = 0;
-  while (cpuSeconds() - start < config.budget) {
-    tokens += await randomBatchSftStep(policy, data.datums, rng, config.sft);
+  let budget = Number.POSITIVE_INFINITY;
+  while (cpuSeconds() - start < budget) {
+    await randomBatchSftStep(policy, data.datums, rng, config.sft);
     steps++;
+    if (steps % 20 === 0 && existsSync(cpuFile)) budget = Number(readFileSync(cpuFile, 'utf8'));
   }
-  return { cpu: cpuSeconds() - start, work: steps, tokens };
+  const cpu = cpuSeconds() - start;
+  for (let step = 0; step < config.anneal; step++) {
+    await randomBatchSftStep(policy, data.datums, rng, { ...config.sft, learningRate: annealRate(step) });
+  }
+  return { cpu, cpuWithAnneal: cpuSeconds() - start, work: steps };
 }
 
 /** Child process: one arm of one seed from the start checkpoint; writes its result as JSON. */
-async function runJob(spec: string, startDir: string, resultFile: string) {
-  const [arm, seedText] = spec.split(':') as ['rl' | 'sft', string];
+async function runJob(spec: string, startDir: string, resultDir: string) {
+  const [arm, seedText] = spec.split(':') as [Arm, string];
   const seed = Number(seedText);
   const policy = await TfjsPolicy.load(startDir);
   const data = await loadData(policy.tokenizer, dataOptions);
-  const trained = arm === 'rl' ? await trainRl(policy, seed, data) : await trainSft(policy, seed, data);
+  const cpuFile = join(resultDir, `expert-iteration-${seed}.cpu`);
+  const trained =
+    arm === 'expert-iteration'
+      ? await trainExpertIteration(policy, seed, data, cpuFile)
+      : await trainSft(policy, seed, data, cpuFile);
   const evaluation = await evaluate(policy, data.evalTasks, config.maxSteps);
   const sampled = await evaluate(policy, data.evalTasks, config.maxSteps, 1);
   log(
-    `seed ${seed} ${arm === 'rl' ? 'RL' : 'continued SFT'} after ${trained.work} ${arm === 'rl' ? 'updates' : 'steps'}: held-out ${evalString(evaluation)}, sampled ${evalString(sampled)}`,
+    `seed ${seed} ${arm === 'expert-iteration' ? 'expert iteration' : 'continued SFT'} after ${trained.work} ${arm === 'sft' ? 'steps' : 'iterations'} and the anneal (${trained.cpuWithAnneal.toFixed(0)} CPU s): held-out ${evalString(evaluation)}, sampled ${evalString(sampled)}`,
   );
   const result: ArmResult = { arm, seed, ...evaluation, sampled, ...trained };
-  writeFileSync(resultFile, JSON.stringify(result));
+  writeFileSync(join(resultDir, `${arm}-${seed}.json`), JSON.stringify(result));
 }
 
 const execFileAsync = promisify(execFile);
 
 /** Runs every (arm, seed) job as a child process of this script, `config.jobs` at a time. */
 async function runJobs(startDir: string, onResult: (result: ArmResult) => void) {
-  const results = mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-results-'));
-  const specs = config.seeds.flatMap((seed) => [`rl:${seed}`, `sft:${seed}`]);
+  const resultDir = mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-results-'));
+  const specs = config.seeds.flatMap((seed) => [`expert-iteration:${seed}`, `sft:${seed}`]);
   let next = 0;
   const worker = async () => {
     while (next < specs.length) {
       const spec = specs[next++]!;
-      const file = join(results, `${spec.replace(':', '-')}.json`);
       const args = [
         ...process.execArgv,
         fileURLToPath(import.meta.url),
         `--job=${spec}`,
         `--start=${startDir}`,
-        `--result=${file}`,
-        ...process.argv.slice(2).filter((arg) => /^--(quick|budget=|rl-tasks=|demonstrator=)/.test(arg)),
+        `--results=${resultDir}`,
+        ...process.argv.slice(2).filter((arg) => /^--(quick|iterations=)/.test(arg)),
       ];
       const child = execFileAsync(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
       child.child.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
       child.child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
       await child;
-      onResult(JSON.parse(readFileSync(file, 'utf8')) as ArmResult);
+      const [arm, seed] = spec.split(':');
+      onResult(JSON.parse(readFileSync(join(resultDir, `${arm}-${seed}.json`), 'utf8')) as ArmResult);
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, config.jobs) }, worker));
+    await Promise.all(Array.from({ length: config.jobs }, worker));
   } finally {
-    rmSync(results, { recursive: true, force: true });
+    rmSync(resultDir, { recursive: true, force: true });
   }
+}
+
+/** SFT from scratch to the start checkpoint, saved to `dir`. */
+async function trainStart(policy: TfjsPolicy, datums: readonly Datum[], dir: string) {
+  const rng = createRng(benchSft.rng);
+  const start = cpuSeconds();
+  for (let step = 0; step < config.start.steps; step++) {
+    await randomBatchSftStep(policy, datums, rng, { ...benchSft, learningRate: warmedUpRate(step) });
+  }
+  const annealed = linearAnneal({ from: benchSft.learningRate, steps: config.start.anneal });
+  for (let step = 0; step < config.start.anneal; step++) {
+    await randomBatchSftStep(policy, datums, rng, { ...benchSft, learningRate: annealed(step) });
+  }
+  await policy.saveState(dir);
+  log(
+    `start: ${config.start.steps} + ${config.start.anneal} annealing SFT steps (${(cpuSeconds() - start).toFixed(0)} CPU s), saved to ${dir}`,
+  );
 }
 
 async function main() {
   const wallStart = Date.now();
-  log(
-    `mode ${quick ? 'quick' : 'full'}; budget ${config.budget} CPU s per arm and seed; ${config.jobs} jobs at a time`,
-  );
+  log(`mode ${quick ? 'quick' : 'full'}; ${config.jobs} jobs at a time`);
   const loaded = startArg !== undefined ? await TfjsPolicy.load(startArg) : undefined;
   const data = await loadData(loaded?.tokenizer, dataOptions);
   const policy = loaded ?? (await TfjsPolicy.create({ tokenizer: data.tokenizer, model: config.model }));
@@ -232,103 +267,67 @@ async function main() {
   log(
     `${data.trainTasks.length} train tasks, ${data.datums.length} demonstration steps, ${parameters} parameters, backend ${backend}`,
   );
-
-  // 1. SFT to the start band, keeping the best probe's weights in case the band is never reached.
   const startDir = startArg ?? mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-start-'));
-  const sftRng = createRng(benchSft.rng);
-  const probes: { step: number; rate: number }[] = [];
-  let step = 0;
-  while (startArg === undefined && step < config.sft.maxSteps) {
-    for (let i = 0; i < config.sft.probeEvery; i++, step++) {
-      await randomBatchSftStep(policy, data.datums, sftRng, {
-        ...config.sft,
-        learningRate: warmedUpRate(step),
-      });
-    }
-    const rate = (await evaluate(policy, data.probeTasks, config.maxSteps)).rate;
-    log(`SFT step ${step}: probe success ${pct(rate)}`);
-    if (probes.every((p) => rate > p.rate)) await policy.saveState(startDir);
-    probes.push({ step, rate });
-    if (rate >= config.startBand[0]) break;
-  }
-  const chosen = probes.reduce<{ step: number; rate: number } | undefined>(
-    (best, p) => (best === undefined || p.rate > best.rate ? p : best),
-    undefined,
-  );
-  await policy.loadState(startDir);
-  log(`start checkpoint in ${startDir}`);
+  if (startArg === undefined) await trainStart(policy, data.datums, startDir);
   const start = await evaluate(policy, data.evalTasks, config.maxSteps);
   const startSampled = await evaluate(policy, data.evalTasks, config.maxSteps, 1);
-  log(
-    `start checkpoint (${startArg ?? `SFT step ${chosen?.step}`}): held-out ${evalString(start)}, sampled ${evalString(startSampled)}`,
-  );
+  log(`start checkpoint: held-out ${evalString(start)}, sampled ${evalString(startSampled)}`);
   policy.dispose();
 
-  // 2. RL and continued SFT from the checkpoint, per seed, in child processes.
   const results: ArmResult[] = [];
-  // 3. Summary, rewritten after every job so a cut-short run still leaves its numbers.
+  // The summary is rewritten after every job so a cut-short run still leaves its numbers.
   const summarize = () => {
-    const seeds = config.seeds.filter(
-      (seed) =>
-        results.some((r) => r.seed === seed && r.arm === 'rl') &&
-        results.some((r) => r.seed === seed && r.arm === 'sft'),
+    const seeds = config.seeds.filter((seed) =>
+      (['expert-iteration', 'sft'] as const).every((arm) =>
+        results.some((r) => r.seed === seed && r.arm === arm),
+      ),
     );
-    const arm = (name: 'rl' | 'sft') => results.filter((r) => r.arm === name && seeds.includes(r.seed));
+    const arm = (name: Arm) => results.filter((r) => r.arm === name && seeds.includes(r.seed));
     const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-    const gain = (name: 'rl' | 'sft') => mean(arm(name).map((r) => r.rate - start.rate));
-    const sampledGain = (name: 'rl' | 'sft') =>
-      mean(arm(name).map((r) => r.sampled.rate - startSampled.rate));
-    const pooled = (name: 'rl' | 'sft') => {
+    const gain = (name: Arm) => mean(arm(name).map((r) => r.rate - start.rate));
+    const sampledGain = (name: Arm) => mean(arm(name).map((r) => r.sampled.rate - startSampled.rate));
+    const pooled = (name: Arm) => {
       const successes = arm(name).reduce((n, r) => n + r.successes, 0);
-      const episodes = arm(name).reduce((n, r) => n + r.episodes, 0);
-      return {
-        rate: successes / Math.max(1, episodes),
-        ci95: wilsonInterval(successes, Math.max(1, episodes)),
-      };
+      const episodes = Math.max(
+        1,
+        arm(name).reduce((n, r) => n + r.episodes, 0),
+      );
+      const ci = wilsonInterval(successes, episodes);
+      return `${pct(successes / episodes)} [${pct(ci.low)}, ${pct(ci.high)}] (${successes}/${episodes})`;
     };
-    const rlGain = gain('rl');
+    const eiGain = gain('expert-iteration');
     const sftGain = gain('sft');
-    const inBand = start.rate >= config.startBand[0] && start.rate <= config.startBand[1];
-    const goalMet = seeds.length === config.seeds.length && inBand && rlGain >= 0.1 && sftGain < rlGain;
+    const goalMet = seeds.length === config.seeds.length && eiGain >= 0.08 && sftGain < eiGain;
+    const label = (name: Arm) => (name === 'sft' ? 'more SFT' : 'expert iteration');
     const row = (r: ArmResult) =>
-      `| ${r.arm === 'rl' ? 'RL' : 'more SFT'} | ${r.seed} | ${pct(r.rate)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${pct(r.sampled.rate)} | ${r.cpu.toFixed(0)} | ${r.work} ${r.arm === 'rl' ? 'updates' : 'steps'} | ${r.tokens} |`;
+      `| ${label(r.arm)} | ${r.seed} | ${pct(r.rate)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${pct(r.sampled.rate)} | ${(100 * (r.sampled.rate - startSampled.rate)).toFixed(1)} | ${r.cpu.toFixed(0)} / ${r.cpuWithAnneal.toFixed(0)} | ${r.work} ${r.arm === 'sft' ? 'steps' : `iterations, kept ${r.keptWon} + ${r.keptHindsight} steps`} |`;
     const command = ['pnpm --filter @pilotrl/optim bench:rl-vs-sft', ...process.argv.slice(2)].join(' ');
+    const ei = config.expertIteration;
     const lines = [
-      '# RL vs. more SFT on generated ALFWorld tasks',
+      '# Expert iteration vs. more SFT on generated ALFWorld tasks',
       '',
       `Command: \`${command}\` (${new Date().toISOString().slice(0, 16)}Z, wall ${((Date.now() - wallStart) / 60_000).toFixed(1)} min, backend ${backend}, ${config.jobs} jobs at a time on a shared ${availableParallelism()}-core machine).`,
       '',
-      `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${parameters} parameters, BPE vocabulary ${config.vocabSize}); prompt = task, held object, last 8 receptacles visited, last command and its observation; actions chosen by constrained decoding over the admissible commands; episodes capped at ${config.maxSteps} steps; evaluation greedy (the goal's measure) and sampled at temperature 1 (same tasks, fixed seed).`,
+      `Policy: d${config.model.dModel}/L${config.model.nLayers} tfjs transformer (${parameters} parameters, BPE vocabulary ${config.vocabSize}), played by @pilotrl/agent's rollout engine: ReAct in the \`choice\` action space (constrained decoding over the admissible commands) with ALFWorld's state view (task, held object, last 8 receptacles visited, last command and its observation); episodes capped at ${config.maxSteps} steps.`,
       '',
-      `Start: SFT on ${data.datums.length} ${config.demonstrator === 'oracle' ? 'oracle' : "searching expert's (won episodes only)"} steps of ${data.trainTasks.length} train tasks (batch ${config.sft.batchSize}, lr ${config.sft.learningRate}), probing every ${config.sft.probeEvery} steps on ${2 * config.probePerSplit} held-out tasks (valid_seen and valid_unseen from 10000, disjoint from the evaluation), until a probe reached ≥ ${pct(config.startBand[0])}${startArg !== undefined ? ` (checkpoint loaded from ${startArg}, written by an earlier run)` : `: probes ${probes.map((p) => `${p.step}→${pct(p.rate)}`).join(', ')}; start = step ${chosen?.step}`}.`,
+      `Start: ${startArg !== undefined ? `loaded from ${startArg}` : `SFT from scratch on ${data.datums.length} oracle steps of ${data.trainTasks.length} train tasks, ${config.start.steps} steps (batch ${benchSft.batchSize}, lr ${benchSft.learningRate} after ${benchSft.warmupSteps} warm-up steps) and ${config.start.anneal} steps annealed to 0`}.`,
       '',
-      `Budget: ${config.budget} CPU seconds (process user+system time) per arm and seed; RL's budget includes its rollouts. Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen), seeds ${seeds.join(', ')} of ${config.seeds.join(', ')}.`,
+      `Expert iteration: ${ei.iterations} iterations of ${ei.tasksPerIteration} fresh train tasks × ${ei.groupSize} rollout at temperature ${ei.temperature}; won groups kept as shortcuts, lost groups as hindsight goals (relabelEpisodes + alfworldHindsight); ${ei.sftSteps} SFT steps per iteration (batch ${ei.batchSize}, lr ${ei.learningRate}), ${pct(ei.mix)} of the batches from the kept steps, the rest from the demonstrations. Continued SFT: the demonstrations at lr ${config.sft.learningRate} until it has used at least expert iteration's CPU seconds. Both then anneal for ${config.anneal} steps (lr 1e-3 → 0). Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen) per arm and seed, greedy and sampled at T=1.`,
       '',
-      `RL: ${config.rl.tasksPerIteration} train tasks (${config.rl.tasks === 'demo' ? `of the ${data.trainTasks.length} demonstrated` : 'fresh generated ones, none demonstrated'}) × ${config.rl.groupSize} rollouts per update at temperature ${config.rl.temperature}, turn-level advantages (step weight 1, γ 0.95), PPO clip 0.2/0.28 on the constrained-decoding logprobs (sampler logprobs as old logprobs), ${config.rl.update.aggregation}, ${config.rl.update.minibatches} minibatches, Adam lr ${config.rl.update.adam.learningRate}, SFT anchor coefficient ${config.rl.update.anchorCoef} on ${config.rl.anchorDemos} demonstrations per step. Continued SFT: same demonstrations, constant lr ${config.sft.learningRate}.`,
-      '',
-      '| arm | seed | held-out success, greedy [95% CI] | gain vs start | sampled (T=1) | CPU s | work | forward/backward tokens |',
+      '| arm | seed | held-out greedy [95% CI] | gain (points) | sampled (T=1) | gain (points) | CPU s (before / with anneal) | work |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | ${pct(startSampled.rate)} | — | ${startArg !== undefined ? 'loaded checkpoint' : `${chosen?.step} SFT steps`} | — |`,
+      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | ${pct(startSampled.rate)} | — | — | — |`,
       ...seeds.flatMap((seed) =>
-        arm('rl')
-          .filter((r) => r.seed === seed)
-          .concat(arm('sft').filter((r) => r.seed === seed))
+        (['expert-iteration', 'sft'] as const)
+          .flatMap((name) => arm(name).filter((r) => r.seed === seed))
           .map(row),
       ),
       '',
-      `Pooled over seeds: RL ${pct(pooled('rl').rate)} [${pct(pooled('rl').ci95.low)}, ${pct(pooled('rl').ci95.high)}], more SFT ${pct(pooled('sft').rate)} [${pct(pooled('sft').ci95.low)}, ${pct(pooled('sft').ci95.high)}]. Mean gain: RL ${(100 * rlGain).toFixed(1)} points, more SFT ${(100 * sftGain).toFixed(1)} points (sampled: RL ${(100 * sampledGain('rl')).toFixed(1)}, more SFT ${(100 * sampledGain('sft')).toFixed(1)}). Start in the ${pct(config.startBand[0])}-${pct(config.startBand[1])} band: ${inBand ? 'yes' : 'no'}. Goal (start in band, RL ≥ +10 points and more than continued SFT, all seeds): ${goalMet ? 'met' : 'not met'}.`,
+      `Pooled greedy: expert iteration ${pooled('expert-iteration')}, more SFT ${pooled('sft')}. Mean gain over the start, greedy: expert iteration ${(100 * eiGain).toFixed(1)} points, more SFT ${(100 * sftGain).toFixed(1)}; sampled: ${(100 * sampledGain('expert-iteration')).toFixed(1)} and ${(100 * sampledGain('sft')).toFixed(1)}. Goal (all seeds, expert iteration ≥ +8 points greedy and more than continued SFT): ${goalMet ? 'met' : 'not met'}.`,
       '',
       '```json',
       JSON.stringify(
-        {
-          config,
-          quick,
-          start: { ...start, sampled: startSampled, probes, step: chosen?.step },
-          results,
-          rlGain,
-          sftGain,
-          goalMet,
-        },
+        { config, quick, start: { ...start, sampled: startSampled }, results, eiGain, sftGain, goalMet },
         null,
         1,
       ),
@@ -342,15 +341,23 @@ async function main() {
     );
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, lines.join('\n'));
-    console.log(lines.slice(0, lines.indexOf('```json')).join('\n'));
-    log(`wrote ${out}`);
+    return { out, eiGain, sftGain, goalMet, pooled };
   };
   await runJobs(startDir, (result) => {
     results.push(result);
-    if (results.filter((r) => r.seed === result.seed).length === 2) summarize();
+    summarize();
   });
+  const summary = summarize();
+  log(
+    `expert iteration ${pct(summary.eiGain)} vs more SFT ${pct(summary.sftGain)} mean greedy gain; goal ${summary.goalMet ? 'met' : 'not met'}; written to ${summary.out}`,
+  );
   if (startArg === undefined) rmSync(startDir, { recursive: true, force: true });
 }
 
-if (jobArg !== undefined) await runJob(jobArg, startArg!, flag('result')!);
-else await main();
+if (jobArg !== undefined) {
+  const results = flag('results');
+  if (startArg === undefined || results === undefined) throw new Error('--job needs --start and --results');
+  await runJob(jobArg, startArg, results);
+} else {
+  await main();
+}

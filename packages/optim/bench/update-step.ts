@@ -3,10 +3,10 @@
 // that policy takes one update (forward pass for old logprobs, one forwardBackward, one optimStep;
 // a last row takes the sampler's logprobs instead of the forward pass).
 // Also times the estimators alone on a large synthetic batch, to show they are not the cost.
-import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { advantageEstimators, createUpdateStep, type TokenTable } from '../src/index';
-import { choiceRollout, toyTasks } from '../test/choice-rollout';
+import { playChoices } from '../test/play-choices';
 
 const ESTIMATORS = ['grpo', 'rloo', 'reinforce++', 'gae', 'turn-level'];
 const REPEATS = 3;
@@ -27,9 +27,10 @@ const makePolicy = (valueHead: boolean) =>
   });
 
 const player = await makePolicy(false);
-const episodes = await choiceRollout(player.sampler(), {
+const episodes = await playChoices(player.sampler(), {
+  envId: CORRIDOR_ENV_ID,
   createEnv,
-  tasks: toyTasks(taskRefs.map((task) => task.taskId)),
+  tasks: taskRefs,
   groupSize: 8,
   seed: 1,
 });

@@ -1,5 +1,6 @@
 export * from './advantage';
 export * from './aggregation';
+export * from './expert-iteration';
 export * from './gae';
 export * from './grpo';
 export * from './importance-sampling-loss';

@@ -1,10 +1,10 @@
 // Each estimator learns the testkit corridor from scratch with a small tfjs transformer: success
 // on 32 fixed training tasks (4 samples each) rises well above the untrained policy's. Seeded, so
 // the outcome is the same on every run of the same backend.
-import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
-import { choiceRollout, toyTasks } from '../test/choice-rollout';
+import { playChoices } from '../test/play-choices';
 import { createUpdateStep, type UpdateConfig } from './index';
 
 const createEnv = () => createCorridorEnv({ maxSteps: 8 });
@@ -21,21 +21,22 @@ async function setup(valueHead: boolean) {
     model: { dModel: 32, nLayers: 1, nHeads: 2, contextLength: 128, valueHead, seed: 1 },
     backend: 'wasm',
   });
-  const taskIds = tasks.map((task) => task.taskId);
   const successRate = async () => {
-    const episodes = await choiceRollout(policy.sampler(), {
+    const episodes = await playChoices(policy.sampler(), {
+      envId: CORRIDOR_ENV_ID,
       createEnv,
-      tasks: toyTasks(taskIds),
+      tasks,
       groupSize: 4,
       seed: 999,
+      contextTokens: 128,
     });
     return episodes.filter((episode) => episode.won).length / episodes.length;
   };
-  return { policy, taskIds, successRate };
+  return { policy, tasks, successRate };
 }
 
 async function train(config: Omit<UpdateConfig, 'adam'>, iterations: number) {
-  const { policy, taskIds, successRate } = await setup(config.estimator === 'gae');
+  const { policy, tasks, successRate } = await setup(config.estimator === 'gae');
   const update = createUpdateStep({
     ...config,
     epochs: 2,
@@ -45,12 +46,14 @@ async function train(config: Omit<UpdateConfig, 'adam'>, iterations: number) {
   const before = await successRate();
   const history: Record<string, number>[] = [];
   for (let iteration = 0; iteration < iterations; iteration++) {
-    const batch = Array.from({ length: 8 }, (_, k) => taskIds[(iteration * 8 + k) % taskIds.length]!);
-    const episodes = await choiceRollout(policy.sampler(), {
+    const batch = Array.from({ length: 8 }, (_, k) => tasks[(iteration * 8 + k) % tasks.length]!);
+    const episodes = await playChoices(policy.sampler(), {
+      envId: CORRIDOR_ENV_ID,
       createEnv,
-      tasks: toyTasks(batch),
+      tasks: batch,
       groupSize: 8,
       seed: iteration,
+      contextTokens: 128,
     });
     history.push((await update(policy, episodes)).metrics);
     // The work above is synchronous tensor code; let the test runner's messages through.

@@ -1,10 +1,10 @@
 import { type Datum, InvalidArgumentError } from '@pilotrl/core';
-import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { BANDIT_VOCABULARY, playBandit } from '../test/bandit';
-import { choiceRollout, toyTasks } from '../test/choice-rollout';
 import { episode } from '../test/episodes';
+import { playChoices } from '../test/play-choices';
 import { createTabularPolicy } from '../test/tabular-policy';
 import { pilotrlReference } from './presets';
 import { policyLosses } from './registries';
@@ -173,17 +173,19 @@ describe('the update step', () => {
   it('recomputes, for choice-constrained generations, the logprobs their sampler reported', async () => {
     const createEnv = () => createCorridorEnv({ maxSteps: 4 });
     const tasks = await corridorTasks.tasks('train', { limit: 4 });
-    const first = await createEnv().reset({ seed: 0, taskId: tasks[0]!.taskId });
+    const first = await createEnv().reset({ seed: tasks[0]!.seed, taskId: tasks[0]!.taskId });
     const policy = await TfjsPolicy.create({
       tokenizer: Tokenizer.train([first.observation, ...first.admissibleActions], { vocabSize: 300 }),
       model: { dModel: 16, nLayers: 1, nHeads: 2, contextLength: 256, seed: 3 },
       backend: 'wasm',
     });
-    const episodes = await choiceRollout(policy.sampler(), {
+    const episodes = await playChoices(policy.sampler(), {
+      envId: CORRIDOR_ENV_ID,
       createEnv,
-      tasks: toyTasks(tasks.map((task) => task.taskId)),
+      tasks,
       groupSize: 4,
       seed: 8,
+      contextTokens: 256,
     });
     const seen: Datum[] = [];
     policyLosses.register(

@@ -1,6 +1,5 @@
-// Pieces shared by the rl-vs-sft benchmark and its exploration driver: the data (demonstrations,
-// held-out probe and evaluation tasks), greedy evaluation with Wilson intervals, one SFT step,
-// and CPU-time and log helpers.
+// Pieces of the rl-vs-sft benchmark: the data (oracle demonstrations, held-out evaluation tasks),
+// evaluation with Wilson intervals, one SFT step on a random batch, and CPU-time and log helpers.
 import { wilsonInterval } from '@pilotrl/agent';
 import type { ChatMessage, Datum, Episode, Rng, TaskRef } from '@pilotrl/core';
 import {
@@ -11,7 +10,7 @@ import {
   type TfjsPolicy,
   Tokenizer,
 } from '@pilotrl/policy-tfjs';
-import { type Demonstrator, demonstrations, play, taskSource } from './alfworld-play';
+import { demonstrations, play, taskSource } from './alfworld';
 
 export const cpuSeconds = () => {
   const { user, system } = process.cpuUsage();
@@ -26,19 +25,15 @@ export const winRate = (episodes: readonly Episode[]) =>
 export interface DataOptions {
   /** Train tasks with oracle demonstrations (the SFT data; RL draws its tasks from them too). */
   demoTasks: number;
-  /** Probe tasks per split (valid_seen and valid_unseen from 10000, disjoint from the evaluation). */
-  probePerSplit: number;
   /** Evaluation tasks per split (valid_seen and valid_unseen from 0). */
   evalPerSplit: number;
   maxSteps: number;
   vocabSize: number;
   contextLength: number;
-  demonstrator?: Demonstrator;
 }
 
 export const fullData: DataOptions = {
   demoTasks: 300,
-  probePerSplit: 50,
   evalPerSplit: 100,
   maxSteps: 25,
   vocabSize: 400,
@@ -65,24 +60,10 @@ export type BenchData = Awaited<ReturnType<typeof loadData>>;
 export const exampleDatums = (demos: readonly SftExample[], tokenizer: Tokenizer, contextLength = 512) =>
   demos.map((d) => sftDatum(tokenizer, d)).filter((d) => d.tokenIds.length < contextLength);
 
-/** The demonstrator's play of `tasks` as SFT datums, tokenised like the bench's own. */
-export async function demonstrationDatums(
-  tasks: readonly TaskRef[],
-  tokenizer: Tokenizer,
-  demonstrator: Demonstrator,
-  options: Pick<DataOptions, 'maxSteps' | 'contextLength'> = fullData,
-): Promise<Datum[]> {
-  return exampleDatums(
-    await demonstrations(tasks, options.maxSteps, demonstrator),
-    tokenizer,
-    options.contextLength,
-  );
-}
-
 /** The same tasks and demonstrations in every process; a tokenizer is trained unless given. */
 export async function loadData(tokenizer?: Tokenizer, options: DataOptions = fullData) {
   const trainTasks = await taskSource.tasks('train', { limit: options.demoTasks });
-  const demos = await demonstrations(trainTasks, options.maxSteps, options.demonstrator);
+  const demos = await demonstrations(trainTasks, options.maxSteps);
   const heldOut = async (offset: number, perSplit: number) => [
     ...(await taskSource.tasks('valid_seen', { offset, limit: perSplit })),
     ...(await taskSource.tasks('valid_unseen', { offset, limit: perSplit })),
@@ -101,7 +82,6 @@ export async function loadData(tokenizer?: Tokenizer, options: DataOptions = ful
     trainTasks,
     datums,
     tokenizer: vocabulary,
-    probeTasks: await heldOut(10_000, options.probePerSplit),
     evalTasks: await heldOut(0, options.evalPerSplit),
   };
 }

@@ -1,0 +1,154 @@
+// Self-improvement's agent side on ALFWorld: fixed commands replayed through the rollout engine
+// (the prompts a policy would have seen), and relabelling groups of episodes into scripts: wins
+// without their detours, lost groups as the goal they reached.
+import { createRng, EPISODE_FORMAT_VERSION, type Episode, type TaskRef } from '@pilotrl/core';
+import {
+  ALFWORLD_ENV_ID,
+  AlfworldEnv,
+  alfworldHindsight,
+  alfworldStateView,
+  createGeneratedTaskSource,
+} from '@pilotrl/env-alfworld';
+import { createVectorEnv } from '@pilotrl/env-testkit';
+import { describe, expect, it } from 'vitest';
+import { createAdaPlanAgent, createReActAgent } from '../src/agent';
+import { relabelEpisodes } from '../src/relabel';
+import { replayScripts } from '../src/scripted-replay';
+import { replay } from '../src/shortcut';
+
+const taskSource = createGeneratedTaskSource();
+const noPolicy = { name: 'none', version: 0, generate: async () => [] };
+const agent = createReActAgent(noPolicy, { view: alfworldStateView, contextTokens: 100_000 });
+const vectorEnv = () => createVectorEnv(() => new AlfworldEnv({ maxSteps: 40 }), { size: 1 });
+
+/** An episode record of `commands` played in `task`, as the relabeller reads it. */
+function episodeOf(task: TaskRef, groupId: string, commands: readonly string[], won: boolean): Episode {
+  return {
+    formatVersion: EPISODE_FORMAT_VERSION,
+    id: `${groupId}/${commands.length}`,
+    envId: ALFWORLD_ENV_ID,
+    taskId: task.taskId,
+    split: task.split,
+    seed: task.seed,
+    groupId,
+    sampleIndex: 0,
+    paradigm: 'react',
+    task: '',
+    initialObservation: '',
+    turns: commands.map((action, index) => ({
+      index,
+      observation: '',
+      admissibleActions: [action],
+      generations: [],
+      thought: null,
+      action,
+      formatError: null,
+      envReward: 0,
+      valid: true,
+      rewards: {},
+    })),
+    planHistory: [],
+    won,
+    terminated: won,
+    truncated: !won,
+    envReturn: 0,
+    rewardComponents: {},
+    metadata: {},
+  };
+}
+
+describe('replaying scripts through the agent loop', () => {
+  it("shows each command's prompt exactly as the agent's view would, under the goal given", async () => {
+    const tasks = await taskSource.tasks('train', { limit: 3 });
+    const scripts = await Promise.all(
+      tasks.map(async (task, i) => ({
+        task,
+        commands: (await taskSource.oracle!(task)).actions,
+        goal: i === 2 ? 'put a mug in fridge.' : null,
+      })),
+    );
+    const replays = await replayScripts(agent, vectorEnv(), ALFWORLD_ENV_ID, scripts);
+    const env = new AlfworldEnv({ maxSteps: 40 });
+    for (const [i, script] of scripts.entries()) {
+      let step = await env.reset({ seed: script.task.seed, taskId: script.task.taskId });
+      const view = alfworldStateView({ goal: script.goal ?? step.info.task!, observation: step.observation });
+      const expected: string[] = [];
+      for (const command of script.commands) {
+        expected.push(view.prompt());
+        step = await env.step(command);
+        view.observe(command, step.observation);
+      }
+      expect(replays[i]!.examples.map((e) => e.prompt)).toEqual(
+        expected.map((content) => [{ role: 'user', content }]),
+      );
+      expect(replays[i]!.examples.map((e) => e.response)).toEqual(script.commands);
+      expect(replays[i]!.won).toBe(true);
+    }
+  });
+
+  it('fails clearly on a command that is not admissible, a script longer than its episode, or a plan request', async () => {
+    const [task] = await taskSource.tasks('train', { limit: 1 });
+    const oracle = (await taskSource.oracle!(task!)).actions;
+    await expect(
+      replayScripts(agent, vectorEnv(), ALFWORLD_ENV_ID, [
+        { task: task!, commands: [oracle[0]!, 'fly to the moon'], goal: null },
+      ]),
+    ).rejects.toThrow(/scripted command 2 "fly to the moon" is not admissible/);
+    await expect(
+      replayScripts(agent, vectorEnv(), ALFWORLD_ENV_ID, [
+        { task: task!, commands: [...oracle, 'look'], goal: null },
+      ]),
+    ).rejects.toThrow(/ended \(env_done\) after \d+ of its \d+ scripted commands/);
+    const planning = createAdaPlanAgent(noPolicy, { view: alfworldStateView });
+    await expect(
+      replayScripts(planning, vectorEnv(), ALFWORLD_ENV_ID, [{ task: task!, commands: oracle, goal: null }]),
+    ).rejects.toThrow(/cannot answer a plan request/);
+  });
+});
+
+describe('relabelling episodes for expert iteration', () => {
+  it('keeps the shortest shortcut of a won group and the goal a lost group reached', async () => {
+    const tasks = await taskSource.tasks('train', { limit: 40 });
+    const simple = tasks.find((task) => task.taskType === 'pick_and_place_simple')!;
+    const two = tasks.find((task) => task.taskType === 'pick_two_obj_and_place')!;
+    const env = new AlfworldEnv({ maxSteps: 40 });
+    const oracle = (await taskSource.oracle!(simple)).actions;
+    const first = await env.reset({ seed: simple.seed, taskId: simple.taskId });
+    const detour = first.admissibleActions.find((a) => a.startsWith('go to ') && a !== oracle[0])!;
+    const twoOracle = (await taskSource.oracle!(two)).actions;
+    const firstPut = alfworldHindsight.find(twoOracle)!.reachedAfter;
+    const episodes = [
+      episodeOf(simple, 'won', [detour, ...oracle], true),
+      episodeOf(simple, 'won', [detour, oracle[0]!, detour, ...oracle], true),
+      // Lost: stopped after putting the first of the two objects away.
+      episodeOf(two, 'half', twoOracle.slice(0, firstPut + 1), false),
+      episodeOf(simple, 'nothing', [detour, oracle[0]!], false),
+    ];
+    const report = await relabelEpisodes(episodes, { env, hindsight: alfworldHindsight, rng: createRng(1) });
+    expect(report).toMatchObject({
+      groups: 3,
+      wonGroups: 1,
+      hindsightGroups: 1,
+      unreachedGroups: 1,
+      unreplayableGoals: 0,
+    });
+    const [won, hindsight] = report.scripts;
+    expect(won!.source).toBe('shortcut');
+    expect(won!.goal).toBeNull();
+    expect(won!.commands.length).toBeLessThanOrEqual(oracle.length);
+    expect((await replay(env, simple, won!.commands)).reachedAfter).toBe(won!.commands.length);
+    expect(hindsight!.source).toBe('hindsight');
+    expect(hindsight!.task.taskId).toBe(two.taskId);
+    expect(hindsight!.commands.length).toBeLessThanOrEqual(firstPut);
+    expect(hindsight!.goal).toMatch(/^put (a|some) /);
+
+    // The hindsight script renders under its own goal, and the env does not call it a win.
+    const [rendered] = await replayScripts(agent, vectorEnv(), ALFWORLD_ENV_ID, [hindsight!]);
+    expect(rendered!.examples[0]!.prompt[0]!.content.startsWith(`${hindsight!.goal}\n`)).toBe(true);
+    expect(rendered!.won).toBe(false);
+
+    const withoutHindsight = await relabelEpisodes(episodes, { env, rng: createRng(1) });
+    expect(withoutHindsight.scripts.map((s) => s.source)).toEqual(['shortcut']);
+    expect(withoutHindsight.hindsightGroups).toBe(0);
+  });
+});

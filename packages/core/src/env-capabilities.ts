@@ -1,0 +1,43 @@
+// Optional capabilities an env package may offer beyond the TextEnv contract, each used by the
+// agent loop where given and replaced by a generic fallback where not:
+// - an episode view: what a policy is shown of an episode as one prompt rebuilt every turn, the
+//   alternative to a growing conversation for small models (a few dozen tokens instead of hundreds);
+// - hindsight relabelling: the goal a lost episode did reach, so self-improvement can learn from it.
+
+import type { StepResult } from './env';
+import type { Rng } from './rng';
+
+/** What the policy sees of one episode so far; it is told every command and the env's answer. */
+export interface EpisodeView {
+  /** The whole prompt for the next decision. */
+  prompt(): string;
+  /** Records a command that was played and the observation the env answered with. */
+  observe(action: string, observation: string): void;
+}
+
+/** A view of a new episode, given its goal (possibly relabelled) and the opening observation. */
+export type EpisodeViewFactory = (start: { goal: string; observation: string }) => EpisodeView;
+
+/** The goal and the latest observation: the smallest view that works for any env. */
+export const latestObservationView: EpisodeViewFactory = ({ goal, observation }) => {
+  let latest = observation;
+  return {
+    prompt: () => `${goal}\n${latest}`,
+    observe: (_action, next) => {
+      latest = next;
+    },
+  };
+};
+
+/** Whether the commands so far, the last of them just answered by `step`, reach a goal. */
+export type Reached = (step: StepResult, actions: readonly string[]) => boolean;
+
+/** An env's hindsight relabelling: which goal a command sequence reached, and how to tell it. */
+export interface HindsightRelabeller<Goal = unknown> {
+  /** The first goal the commands reach and how many commands it took; undefined when none. */
+  find(actions: readonly string[]): { goal: Goal; reachedAfter: number } | undefined;
+  /** The test a replay towards `goal` stops at. */
+  reaches(goal: Goal): Reached;
+  /** The goal as the env would state it to the agent; `rng` picks among equivalent phrasings. */
+  describe(goal: Goal, rng: Rng): string;
+}
