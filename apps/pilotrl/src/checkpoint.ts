@@ -22,7 +22,16 @@ export const trainerStateSchema = z.object({
   /** Byte lengths of the JSONL logs at checkpoint time; a resume truncates them back. */
   logBytes: z.record(z.string(), z.number().int().nonnegative()),
 });
-export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> & { rngState: RngState };
+export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> & {
+  rngState: RngState;
+  /**
+   * What the phase in progress carries between iterations (expert iteration's kept steps), saved
+   * beside trainer.json as phase-state.json; absent at phase boundaries and for stateless phases.
+   */
+  phaseState?: unknown;
+};
+
+const PHASE_STATE = 'phase-state.json';
 
 const checkpointName = (globalIteration: number) => `iter-${String(globalIteration).padStart(6, '0')}`;
 
@@ -39,7 +48,9 @@ export async function saveCheckpoint(
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
   await policy.saveState(join(tempDir, 'policy'));
-  writeFileAtomic(join(tempDir, 'trainer.json'), `${JSON.stringify(state, null, 2)}\n`);
+  const { phaseState, ...trainer } = state;
+  if (phaseState !== undefined) writeFileAtomic(join(tempDir, PHASE_STATE), JSON.stringify(phaseState));
+  writeFileAtomic(join(tempDir, 'trainer.json'), `${JSON.stringify(trainer, null, 2)}\n`);
   rmSync(finalDir, { recursive: true, force: true });
   renameSync(tempDir, finalDir);
   writeFileAtomic(join(checkpointsDir, 'latest'), `${name}\n`);
@@ -80,5 +91,14 @@ export function readTrainerState(checkpointDir: string): TrainerState {
     );
   }
   const [a, b, c, d] = parsed.data.rngState as [number, number, number, number];
-  return { ...parsed.data, rngState: [a, b, c, d] };
+  const phasePath = join(checkpointDir, PHASE_STATE);
+  let phaseState: unknown;
+  if (existsSync(phasePath)) {
+    try {
+      phaseState = JSON.parse(readFileSync(phasePath, 'utf8'));
+    } catch (cause) {
+      throw new CheckpointError(`Cannot read ${phasePath}: ${(cause as Error).message}`, { cause });
+    }
+  }
+  return { ...parsed.data, rngState: [a, b, c, d], ...(phaseState === undefined ? {} : { phaseState }) };
 }

@@ -28,5 +28,9 @@ export function compactPromptTemplate(options: { listActions: boolean }): Prompt
       paradigm === 'react' || plan === null || plan.length === 0
         ? 'Act:'
         : `Plan${fixedSteps > 0 ? ` (steps 1-${fixedSteps} done)` : ''}:\n${formatPlan(plan)}\nAct:`,
+    commandRequest: ({ paradigm, plan, fixedSteps }) =>
+      paradigm === 'react' || plan === null || plan.length === 0
+        ? ''
+        : `Plan${fixedSteps > 0 ? ` (steps 1-${fixedSteps} done)` : ''}:\n${formatPlan(plan)}`,
   });
 }

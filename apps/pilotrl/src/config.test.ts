@@ -51,6 +51,42 @@ describe('curriculum config', () => {
     expect(stageMessage).toContain('learningRate');
   });
 
+  it('accepts expert iteration only where it can work: choice actions, ReAct, a joint stage, demonstrations to mix', () => {
+    const stage = { ...minimal.stages[0], algorithm: 'expert-iteration', groupSize: 1 };
+    const ok = parseConfig({
+      agent: { paradigm: 'react', actionSpace: 'choice', prompt: 'view' },
+      sft: { demonstrations: 10, steps: 10, learningRate: 1e-3 },
+      stages: [stage],
+    });
+    expect(ok.stages[0]).toMatchObject({
+      algorithm: 'expert-iteration',
+      expertIteration: { mix: 0.8, sftSteps: 48 },
+    });
+    expect(
+      problems({
+        agent: { paradigm: 'react' },
+        sft: { demonstrations: 1, steps: 1, learningRate: 1 },
+        stages: [stage],
+      }),
+    ).toContain(
+      'stages.0.algorithm: expert iteration replays and shortens the commands played; it needs agent.actionSpace: choice',
+    );
+    expect(
+      problems({
+        agent: { actionSpace: 'choice' },
+        sft: { demonstrations: 1, steps: 1, learningRate: 1 },
+        stages: [stage],
+      }),
+    ).toContain('imitates commands, not plans');
+    expect(problems({ agent: { paradigm: 'react', actionSpace: 'choice' }, stages: [stage] })).toContain(
+      'stages.0.expertIteration.mix: mixes in demonstrations, but there is no `sft` section',
+    );
+    parseConfig({
+      agent: { paradigm: 'react', actionSpace: 'choice' },
+      stages: [{ ...stage, expertIteration: { mix: 1 } }],
+    });
+  });
+
   it('names an unknown stage kind, estimator and reward with the allowed values', () => {
     expect(problems({ stages: [{ ...minimal.stages[0], kind: 'warmup' }] })).toMatch(
       /stages\.0\.kind: .*follow.*plan.*joint/,

@@ -61,8 +61,17 @@ export const policyConfigSchema = strict({
 
 export const agentConfigSchema = strict({
   paradigm: z.enum(['adaplan', 'react']).default('adaplan'),
-  /** `env`: the env's own prompt template; `compact`: the same conversation in few tokens, for small models. */
-  prompt: z.enum(['env', 'compact']).default('env'),
+  /**
+   * `env`: the env's own prompt template; `compact`: the same conversation in few tokens, for small
+   * models; `view`: one prompt rebuilt every turn from the env's state view (ALFWorld: goal, held
+   * object, receptacles visited, last command and answer; other envs: goal and latest observation).
+   */
+  prompt: z.enum(['env', 'compact', 'view']).default('env'),
+  /**
+   * `free-text`: the policy writes thought and action, unreadable answers are format errors;
+   * `choice`: it picks one of the admissible commands by constrained decoding (never malformed).
+   */
+  actionSpace: z.enum(['free-text', 'choice']).default('free-text'),
   /** Compact prompt only: list the admissible commands in every message (the env template always does). */
   listActions: z.boolean().default(true),
   /** AdaPlan: when the unexecuted part of the plan is rewritten. */
@@ -114,8 +123,25 @@ export const rewardNames = [
   'overlong',
 ] as const;
 
+export const expertIterationConfigSchema = strict({
+  /** SFT steps per iteration on what was kept. */
+  sftSteps: positiveInt.default(48),
+  batchSize: positiveInt.default(32),
+  /** Share of the SFT batches drawn from the kept steps; the rest come from the `sft` demonstrations. */
+  mix: z.number().min(0).max(1).default(0.8),
+  /** Lost groups learn the goal they did reach, where the env can name it (ALFWorld). */
+  hindsight: z.boolean().default(true),
+});
+
 const stageBase = {
   name: z.string().min(1).optional(),
+  /**
+   * `policy-gradient`: rollouts, rewards, advantages (`estimator`) and a PPO-style update;
+   * `expert-iteration`: rollouts, then SFT on the won episodes' shortcuts and the lost ones'
+   * hindsight goals mixed with demonstrations (STaR-style self-improvement; `expertIteration`).
+   */
+  algorithm: z.enum(['policy-gradient', 'expert-iteration']).default('policy-gradient'),
+  expertIteration: expertIterationConfigSchema.default(expertIterationConfigSchema.parse({})),
   iterations: positiveInt,
   tasksPerIteration: positiveInt,
   groupSize: positiveInt,
@@ -213,7 +239,26 @@ export const curriculumConfigSchema = strict({
     if (!('outcome' in stage.rewards)) {
       issue(at('rewards'), 'every stage needs an `outcome` reward weight');
     }
-    if (['grpo', 'rloo', 'turn-level'].includes(stage.estimator) && stage.groupSize < 2) {
+    if (stage.algorithm === 'expert-iteration') {
+      if (config.agent.actionSpace !== 'choice') {
+        issue(
+          at('algorithm'),
+          'expert iteration replays and shortens the commands played; it needs agent.actionSpace: choice',
+        );
+      }
+      if (stage.kind !== 'joint' || config.agent.paradigm !== 'react') {
+        issue(
+          at('algorithm'),
+          'expert iteration imitates commands, not plans: use it in a "joint" stage with agent.paradigm: react',
+        );
+      }
+      if (stage.expertIteration.mix < 1 && config.sft === undefined) {
+        issue(
+          ['stages', index, 'expertIteration', 'mix'],
+          'mixes in demonstrations, but there is no `sft` section to take them from; add one or set mix: 1',
+        );
+      }
+    } else if (['grpo', 'rloo', 'turn-level'].includes(stage.estimator) && stage.groupSize < 2) {
       issue(
         at('groupSize'),
         `estimator "${stage.estimator}" compares samples in a group; needs groupSize >= 2`,

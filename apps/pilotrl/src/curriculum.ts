@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, rollout } from '@pilotrl/agent';
+import { evaluate, relabelEpisodes, replayScripts, rollout } from '@pilotrl/agent';
 import {
   ConfigError,
   createRng,
@@ -18,7 +18,7 @@ import {
   rngFromState,
 } from '@pilotrl/core';
 import { createVectorEnv } from '@pilotrl/env-testkit';
-import { createUpdateStep, type UpdateStep } from '@pilotrl/optim';
+import { createExpertIteration, createUpdateStep, type UpdateStep } from '@pilotrl/optim';
 import {
   sftDatum,
   sftStep,
@@ -225,6 +225,9 @@ export async function evaluateSplits(
 interface PhaseRunner {
   iterate(rng: Rng, iteration: number): Promise<{ metrics: Record<string, number>; episodes: Episode[] }>;
   close(): Promise<void>;
+  /** What the phase carries from one iteration to the next, for mid-phase checkpoints. */
+  exportState?(): unknown;
+  importState?(state: unknown): void;
 }
 
 async function sftRunner(context: RunContext): Promise<PhaseRunner> {
@@ -285,9 +288,114 @@ async function sftRunner(context: RunContext): Promise<PhaseRunner> {
   };
 }
 
+/** The training tasks of one iteration: a contiguous run of the split from a random offset. */
+async function drawTasks(context: RunContext, rng: Rng, count: number) {
+  const { config, provider } = context;
+  const total = provider.tasks.count(config.env.trainSplit);
+  const span = total === 'unbounded' ? 1_000_000 : Math.max(1, total - count + 1);
+  return provider.tasks.tasks(config.env.trainSplit, { offset: rng.int(span), limit: count });
+}
+
+/**
+ * Expert iteration: rollouts, each group's win replayed without its detours or (hindsight) the
+ * goal a lost group reached, rendered as the agent's own prompts, then SFT on them mixed with the
+ * warm start's demonstrations.
+ */
+async function expertIterationRunner(context: RunContext, phase: Phase): Promise<PhaseRunner> {
+  const { config, provider, policy } = context;
+  const stage = phase.stage!;
+  const settings = stage.expertIteration;
+  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
+    size: stage.tasksPerIteration * stage.groupSize,
+  });
+  const replayEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 1 });
+  const relabelEnv = provider.createEnv(envOptionsFor(config));
+  const scorer = createStageScorer(config, stage, provider);
+  const demonstrations =
+    settings.mix < 1 && config.sft !== undefined
+      ? (
+          await demonstrationsFor(
+            config,
+            provider,
+            config.sft.demonstrations,
+            (text) => policy.tokenizer.encode(text).length,
+          )
+        ).demonstrations.map((demo) =>
+          sftDatum(policy.tokenizer, { prompt: demo.messages, response: demo.reply }),
+        )
+      : [];
+  const iteration = createExpertIteration(
+    {
+      sftSteps: settings.sftSteps,
+      batchSize: settings.batchSize,
+      mix: settings.mix,
+      learningRate: stage.learningRate,
+      seed: config.seed,
+    },
+    sftStep,
+  );
+  return {
+    async iterate(rng, index) {
+      const started = Date.now();
+      const agent = createAgent(
+        config,
+        policy.sampler(),
+        agentOptionsFor(config, { stage, provider, temperature: config.agent.temperature }),
+      );
+      const episodes = await rollout(agent, vectorEnv, {
+        envId: provider.envId,
+        tasks: await drawTasks(context, rng, stage.tasksPerIteration),
+        groupSize: stage.groupSize,
+        runId: `${phase.name}-${index}`,
+        seed: rng.uint32() >>> 1,
+      });
+      const rolloutSeconds = (Date.now() - started) / 1000;
+      await scorer.score(episodes);
+      const { scripts, ...report } = await relabelEpisodes(episodes, {
+        env: relabelEnv,
+        ...(settings.hindsight && provider.hindsight !== undefined ? { hindsight: provider.hindsight } : {}),
+        rng,
+      });
+      const replays = await replayScripts(agent, replayEnv, provider.envId, scripts);
+      const datums = (source: 'shortcut' | 'hindsight') =>
+        replays
+          .filter((_, i) => scripts[i]!.source === source)
+          .flatMap((replay) => replay.examples)
+          .map((example) => sftDatum(policy.tokenizer, example));
+      const { metrics } = await iteration.step(policy, {
+        kept: { won: datums('shortcut'), hindsight: datums('hindsight') },
+        demonstrations,
+      });
+      const steps = episodes.reduce((sum, e) => sum + e.turns.length, 0);
+      return {
+        metrics: {
+          ...episodeMetrics(episodes),
+          ...metrics,
+          'expert_iteration/groups_won': report.wonGroups,
+          'expert_iteration/groups_relabelled': report.hindsightGroups,
+          'expert_iteration/groups_unreached': report.unreachedGroups,
+          'expert_iteration/goals_unreplayable': report.unreplayableGoals,
+          'charts/updated': 1,
+          'charts/env_steps': steps,
+          'charts/SPS': steps / Math.max(1e-3, rolloutSeconds),
+        },
+        episodes,
+      };
+    },
+    exportState: () => iteration.exportState(),
+    importState: (state) => iteration.importState(state as Parameters<typeof iteration.importState>[0]),
+    async close() {
+      await vectorEnv.close();
+      await replayEnv.close();
+      await relabelEnv.close?.();
+    },
+  };
+}
+
 async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunner> {
   const { config, provider, policy } = context;
   const stage = phase.stage!;
+  if (stage.algorithm === 'expert-iteration') return expertIterationRunner(context, phase);
   const size = stage.tasksPerIteration * stage.groupSize;
   const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size });
   const scorer = createStageScorer(config, stage, provider);
@@ -311,15 +419,10 @@ async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunn
   });
   // A KL term needs the weights the stage started from, frozen.
   const reference = stage.loss.klCoef > 0 ? await frozenCopy(policy) : undefined;
-  const count = provider.tasks.count(config.env.trainSplit);
   return {
     async iterate(rng, iteration) {
       const started = Date.now();
-      const span = count === 'unbounded' ? 1_000_000 : Math.max(1, count - stage.tasksPerIteration + 1);
-      const tasks = await provider.tasks.tasks(config.env.trainSplit, {
-        offset: rng.int(span),
-        limit: stage.tasksPerIteration,
-      });
+      const tasks = await drawTasks(context, rng, stage.tasksPerIteration);
       const agent = createAgent(
         config,
         policy.sampler(),
@@ -397,10 +500,12 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
   const totalIterations = phases.reduce((sum, p) => sum + p.iterations, 0);
 
   /** Saves the trainer at `position`: where a resumed run continues. */
-  const checkpoint = async (position: { phase: number; iteration: number }) => {
+  const checkpoint = async (position: { phase: number; iteration: number }, phaseState?: unknown) => {
+    const { phaseState: _resumed, ...trainer } = state;
     const saved: TrainerState = {
-      ...state,
+      ...trainer,
       ...position,
+      ...(phaseState === undefined ? {} : { phaseState }),
       rngState: rng.state(),
       policyVersion: policy.version,
       logBytes: Object.fromEntries(Object.entries(logs).map(([name, writer]) => [name, writer.size()])),
@@ -440,6 +545,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
   for (; state.phase < phases.length; state.phase++, state.iteration = 0) {
     const phase = phases[state.phase]!;
     const runner = phase.kind === 'sft' ? await sftRunner(context) : await stageRunner(context, phase);
+    if (state.iteration > 0 && state.phaseState !== undefined) runner.importState?.(state.phaseState);
     const bar = new ProgressBar(
       `[${state.phase + 1}/${phases.length} ${phase.name}]`,
       phase.iterations,
@@ -482,7 +588,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
           // The end of a phase is saved as the start of the next, which begins from these weights.
           await checkpoint({ phase: state.phase + 1, iteration: 0 });
         } else if (state.globalIteration % config.checkpoint.every === 0) {
-          await checkpoint({ phase: state.phase, iteration: state.iteration });
+          await checkpoint({ phase: state.phase, iteration: state.iteration }, runner.exportState?.());
         }
       }
     } finally {

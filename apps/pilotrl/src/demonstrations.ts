@@ -65,6 +65,26 @@ class OraclePolicy implements Policy {
   async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
     return requests.map((request) => {
       const solution = this.solution!;
+      if (request.choices !== undefined) {
+        // The choice action space: the reply is the oracle's next command itself.
+        const command = solution.actions[Math.min(this.turn++, solution.actions.length - 1)]!;
+        const choiceIndex = request.choices.indexOf(command);
+        if (choiceIndex < 0) {
+          throw new ConfigError(
+            `the oracle's command "${command}" is not among the env's admissible commands; this env cannot give choice-action demonstrations`,
+          );
+        }
+        this.transcript.push({ messages: [...request.messages], reply: command, kind: 'act' });
+        return {
+          text: command,
+          tokenIds: [],
+          logprobs: [],
+          promptTokenIds: [],
+          finishReason: 'choice' as const,
+          choiceIndex,
+          policyVersion: 0,
+        };
+      }
       const kind = (request.stop ?? []).includes('</global_plan>') ? 'plan' : 'act';
       const reply = kind === 'plan' ? planReply(solution) : actReply(solution, this.turn++, this.paradigm);
       this.transcript.push({ messages: [...request.messages], reply, kind });
@@ -73,7 +93,7 @@ class OraclePolicy implements Policy {
         tokenIds: [],
         logprobs: [],
         promptTokenIds: [],
-        finishReason: 'stop',
+        finishReason: 'stop' as const,
         policyVersion: 0,
       };
     });

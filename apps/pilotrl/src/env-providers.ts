@@ -1,9 +1,18 @@
 // Envs a curriculum can name: a factory for fresh envs plus the task source with its splits and
 // oracle. Core's envRegistry holds factories only; training also needs tasks, so the app keeps
 // this registry of providers, pre-filled with the built-in envs.
-import { createRegistry, type OracleSolution, type TaskSource, type TextEnv } from '@pilotrl/core';
+import {
+  createRegistry,
+  type EpisodeViewFactory,
+  type HindsightRelabeller,
+  type OracleSolution,
+  type TaskSource,
+  type TextEnv,
+} from '@pilotrl/core';
 import {
   ALFWORLD_ENV_ID,
+  alfworldHindsight,
+  alfworldStateView,
   createAlfworldEnv,
   createDirectoryTaskSource,
   createGeneratedTaskSource,
@@ -15,6 +24,10 @@ export interface EnvProvider {
   /** A fresh env; `options` are the config's env options plus `maxSteps`. */
   createEnv(options: Record<string, unknown>): TextEnv;
   readonly tasks: TaskSource;
+  /** The env's compact state view (`agent.prompt: view`); envs without one show goal + observation. */
+  readonly view?: EpisodeViewFactory;
+  /** Names the goal a lost episode reached, for expert iteration's hindsight relabelling. */
+  readonly hindsight?: HindsightRelabeller;
 }
 
 export type EnvProviderFactory = (options: Record<string, unknown>) => EnvProvider;
@@ -57,6 +70,8 @@ envProviders.register(ALFWORLD_ENV_ID, (options) => {
   return {
     envId: ALFWORLD_ENV_ID,
     createEnv: (envOptions) => createAlfworldEnv(envOptions),
+    view: alfworldStateView,
+    hindsight: alfworldHindsight,
     tasks: withCachedOracle(
       dataDir === undefined
         ? createGeneratedTaskSource({ dialect })

@@ -7,7 +7,7 @@ import {
   createReActAgent,
   oraclePlanProvider,
 } from '@pilotrl/agent';
-import type { Policy, TaskRef } from '@pilotrl/core';
+import { latestObservationView, type Policy, type TaskRef } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import { type BackendChoice, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { compactPromptTemplate } from './compact-template';
@@ -40,9 +40,11 @@ export function agentOptionsFor(
     plan: { maxTokens: agent.maxPlanTokens, temperature: purpose.temperature },
     formatError: { mode: 'penalty', penalty: -agent.formatErrorPenalty },
     revision: agent.planRevision === 'every-turn' ? { mode: 'every_turn' } : { mode: 'never' },
+    actionSpace: agent.actionSpace,
     ...(agent.prompt === 'compact'
       ? { promptTemplate: compactPromptTemplate({ listActions: agent.listActions }) }
       : {}),
+    ...(agent.prompt === 'view' ? { view: purpose.provider.view ?? latestObservationView } : {}),
     planSource: follow ? followPlanSource(config, purpose.stage!, purpose.provider) : { kind: 'policy' },
   };
 }

@@ -81,4 +81,54 @@ describe('pilotrl train --resume', () => {
     expect(metrics[2]!['charts/updated']).toBe(1);
     expect(readFileSync(join(interrupted, 'checkpoints', 'latest'), 'utf8').trim()).toBe('iter-000004');
   }, 180_000);
+
+  it('resumes expert iteration mid-stage with the steps it had kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-resume-ei-'));
+    const config = join(dir, 'ei.yaml');
+    writeFileSync(
+      config,
+      [
+        'name: resume-ei',
+        'seed: 3',
+        'env: { id: alfworld, maxSteps: 15 }',
+        'policy: { size: tiny, tokenizerCorpusTasks: 8, vocabSize: 360, contextLength: 1024 }',
+        'agent: { paradigm: react, prompt: view, actionSpace: choice }',
+        'sft: { demonstrations: 8, steps: 16, batchSize: 8, learningRate: 0.01, stepsPerIteration: 8, warmupSteps: 1 }',
+        'stages:',
+        '  - { kind: joint, algorithm: expert-iteration, expertIteration: { sftSteps: 2, batchSize: 4, mix: 0.5 }, iterations: 3, tasksPerIteration: 8, groupSize: 1, learningRate: 0.001, rewards: { outcome: 1 } }',
+        'eval: { episodes: 2, every: 10, splits: [valid_unseen] }',
+        'checkpoint: { every: 3, keep: 3 }',
+        'sampleEpisodes: 1',
+      ].join('\n'),
+    );
+    const straight = join(dir, 'straight');
+    const full = await pilotrl(['train', '--config', config, '--out', straight, '--no-report']);
+    expect(full.code, full.stderr).toBe(0);
+
+    const interrupted = join(dir, 'interrupted');
+    const killed = await pilotrl(
+      ['train', '--config', config, '--out', interrupted, '--no-report'],
+      (stderr, child) => {
+        if (stderr.includes('(global iteration 3)')) child.kill('SIGKILL');
+      },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(join(interrupted, 'checkpoints', 'iter-000003', 'phase-state.json'))).toBe(true);
+    const resumed = await pilotrl(['train', '--resume', interrupted, '--no-report']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('resuming at joint iteration 1 (global 3)');
+
+    const metrics = readJsonl(join(straight, 'metrics.jsonl')) as Record<string, number>[];
+    expect(metrics.map((m) => m.phase)).toEqual(['sft', 'sft', 'joint', 'joint', 'joint']);
+    // Something was kept before the checkpoint, so the resumed run depends on restoring it.
+    expect(metrics[2]!['expert_iteration/kept_total']).toBeGreaterThan(0);
+    expect(metrics[4]!['expert_iteration/kept_total']).toBeGreaterThan(
+      metrics[2]!['expert_iteration/kept_total']!,
+    );
+    for (const file of ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl']) {
+      expect(withoutTiming(readJsonl(join(interrupted, file))), file).toEqual(
+        withoutTiming(readJsonl(join(straight, file))),
+      );
+    }
+  }, 300_000);
 });

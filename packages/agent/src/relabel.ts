@@ -45,8 +45,9 @@ export function episodeTask(episode: Episode): TaskRef {
   };
 }
 
+/** The commands that took effect (an invalid command changes nothing, so a replay leaves it out). */
 const commandsOf = (episode: Episode): string[] =>
-  episode.turns.flatMap((turn) => (turn.action === null ? [] : [turn.action]));
+  episode.turns.flatMap((turn) => (turn.action === null || !turn.valid ? [] : [turn.action]));
 
 /** The episodes of each group, in first-seen order. */
 export function groupEpisodes(episodes: readonly Episode[]): Episode[][] {

@@ -72,6 +72,27 @@ describe('expert iteration', () => {
     expect(policy.version).toBe(7);
   });
 
+  it('continues from an exported state exactly as it would have gone on', async () => {
+    const settings = { sftSteps: 5, batchSize: 3, mix: 0.5, learningRate: 0.05, seed: 4 };
+    const input = {
+      kept: { won: [datum('right')], hindsight: [datum('door')] },
+      demonstrations: [datum('left')],
+    };
+    const straight = createExpertIteration(settings, sftStep);
+    const straightPolicy = createTabularPolicy(BANDIT_VOCABULARY);
+    await straight.step(straightPolicy, input);
+    const saved = JSON.parse(JSON.stringify(straight.exportState()));
+    await straight.step(straightPolicy, { ...input, kept: none });
+
+    const resumed = createExpertIteration(settings, sftStep);
+    resumed.importState(saved);
+    const resumedPolicy = createTabularPolicy(BANDIT_VOCABULARY);
+    await createExpertIteration(settings, sftStep).step(resumedPolicy, input);
+    await resumed.step(resumedPolicy, { ...input, kept: none });
+    expect(resumedPolicy.logits).toEqual(straightPolicy.logits);
+    expect(() => resumed.importState({ kept: [], rng: [1, 2] } as never)).toThrow(/expert iteration state/);
+  });
+
   it('refuses to run with nothing to imitate, and rejects bad settings', async () => {
     const iteration = createExpertIteration({}, sftStep);
     await expect(

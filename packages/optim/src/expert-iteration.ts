@@ -8,8 +8,11 @@ import {
   type AdamParams,
   createRng,
   type Datum,
+  datumSchema,
   InvalidArgumentError,
   parseOrThrow,
+  type RngState,
+  rngFromState,
   type TrainablePolicy,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -50,15 +53,34 @@ export interface ExpertIteration {
   step(policy: TrainablePolicy, input: ExpertIterationInput): Promise<{ metrics: Record<string, number> }>;
   /** Steps kept so far (after `maxKept`). */
   readonly keptSteps: number;
+  /** Everything a resumed run needs to continue exactly: the kept steps and the batch-draw RNG. */
+  exportState(): ExpertIterationState;
+  importState(state: ExpertIterationState): void;
 }
+
+export const expertIterationStateSchema = z.object({
+  kept: z.array(datumSchema),
+  rng: z.array(z.number().int().nonnegative()).length(4),
+});
+export type ExpertIterationState = { kept: Datum[]; rng: RngState };
 
 export function createExpertIteration(config: ExpertIterationConfig, sftStep: SftStepFn): ExpertIteration {
   const resolved = parseOrThrow(expertIterationConfigSchema, config, 'expert iteration config');
-  const rng = createRng(`expert-iteration/${resolved.seed}`);
+  let rng = createRng(`expert-iteration/${resolved.seed}`);
   let kept: Datum[] = [];
   return {
     get keptSteps() {
       return kept.length;
+    },
+    exportState: () => ({
+      kept: kept.map((d) => ({ tokenIds: d.tokenIds, weights: d.weights })),
+      rng: rng.state(),
+    }),
+    importState(state) {
+      const parsed = parseOrThrow(expertIterationStateSchema, state, 'expert iteration state');
+      kept = parsed.kept;
+      const [a, b, c, d] = parsed.rng;
+      rng = rngFromState([a!, b!, c!, d!]);
     },
     async step(policy, input) {
       kept.push(...input.kept.won, ...input.kept.hindsight);
