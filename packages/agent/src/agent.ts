@@ -1,6 +1,13 @@
 // AdaPlan and ReAct agents: a policy plus everything that decides how it is prompted, how its
 // output is read, and how the plan is made and revised.
-import { type EpisodeViewFactory, type Plan, type Policy, parseOrThrow, type TaskRef } from '@pilotrl/core';
+import {
+  type EpisodeViewFactory,
+  type Plan,
+  type PlanStepVocabulary,
+  type Policy,
+  parseOrThrow,
+  type TaskRef,
+} from '@pilotrl/core';
 import { z } from 'zod';
 import { type ActionMatcher, createActionMatcher } from './action-matcher';
 import type { Paradigm, PromptTemplate } from './prompt-templates';
@@ -106,6 +113,22 @@ export const agentOptionsSchema = z.object({
    * message, the view's text plus the request, instead of the system prompt and the conversation.
    */
   view: functionSchema<EpisodeViewFactory>('episode view').optional(),
+  /**
+   * AdaPlan only: an env's plan-step vocabulary. The policy then writes its plan one step at a time
+   * through a trie over the vocabulary (constrained choices), so every plan parses, and the rollout
+   * counts the steps carried out from the actions taken (`executes`); revisions keep those fixed.
+   * Without it plans are free text and `stepTracker` says which steps are done.
+   */
+  planSteps: z
+    .custom<PlanStepVocabulary>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as PlanStepVocabulary).steps === 'function' &&
+        typeof (value as PlanStepVocabulary).executes === 'function',
+      { message: 'planSteps must be a PlanStepVocabulary ({ steps, executes })' },
+    )
+    .optional(),
   /** A fixed template; by default the env's registered template (or the default one). */
   promptTemplate: z.custom<PromptTemplate>((value) => typeof value === 'object' && value !== null).optional(),
   actionMatcher: z

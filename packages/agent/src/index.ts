@@ -11,4 +11,5 @@ export * from './relabel';
 export * from './rollout';
 export * from './scripted-replay';
 export { envWin, type Replay, replay, shortcut } from './shortcut';
+export * from './step-trie';
 export * from './token-budget';

@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { type Agent, revisionDue } from './agent';
 import { parseActOutput, parsePlanOutput } from './output-parser';
 import { type PromptTemplate, planBlock, promptTemplateFor } from './prompt-templates';
+import { StepPlanDraft, stepTrie } from './step-trie';
 import { countMessageTokens, fitConversation, tokenCounterFor } from './token-budget';
 
 export const rolloutOptionsSchema = z
@@ -73,6 +74,12 @@ interface Slot {
   initialObservation: string;
   /** The agent's state view, when it prompts with one instead of the conversation. */
   view: EpisodeView | null;
+  /** Every observation so far, the opening one first (what a plan-step vocabulary is built from). */
+  observations: string[];
+  /** With a plan-step vocabulary: how many steps of the plan in force the actions carried out. */
+  executedSteps: number;
+  /** Plan phases in which the vocabulary offered no step at all. */
+  emptyVocabularies: number;
   current: StepResult;
   turns: Turn[];
   planHistory: PlanRevision[];
@@ -223,6 +230,9 @@ async function runWave(
       goal,
       initialObservation: start.observation,
       view: options.view?.({ goal, observation: start.observation }) ?? null,
+      observations: [start.observation],
+      executedSteps: 0,
+      emptyVocabularies: 0,
       current: start,
       turns: [],
       planHistory: [],
@@ -294,9 +304,7 @@ async function runWave(
         finish(state, 'no_actions');
         continue;
       }
-      const fixedSteps =
-        state.plan === null ? 0 : options.stepTracker({ plan: state.plan, thoughts: thoughtsOf(state) });
-      const request = { paradigm, plan: state.plan, fixedSteps };
+      const request = { paradigm, plan: state.plan, fixedSteps: stepsDone(agent, state) };
       // A choice needs room for at least its longest command and the end token; how the policy
       // packs all of them is its own check.
       const reserve = choosing
@@ -388,7 +396,12 @@ async function runWave(
         continue;
       }
       state.current = result;
+      state.observations.push(result.observation);
       state.view?.observe(parsed.action, result.observation);
+      const next = state.plan?.[state.executedSteps];
+      if (next !== undefined && options.planSteps?.executes(next, parsed.action, result.observation)) {
+        state.executedSteps += 1;
+      }
       state.history.push({
         assistant: parsed.text,
         user: template.observation({
@@ -432,6 +445,13 @@ function thoughtsOf(state: Slot): (string | null)[] {
   return state.turns.map((turn) => turn.thought);
 }
 
+/** Steps of the plan in force carried out so far: counted from the actions with a plan-step vocabulary, else the step tracker's reading. */
+function stepsDone(agent: Agent, state: Slot): number {
+  if (state.plan === null) return 0;
+  if (agent.options.planSteps !== undefined) return state.executedSteps;
+  return agent.options.stepTracker({ plan: state.plan, thoughts: thoughtsOf(state) });
+}
+
 type PromptFn = (state: Slot, request: string, maxTokens: number) => GenerateRequest['messages'];
 
 /** Writes, chooses or revises the plan of every live AdaPlan episode that needs it this turn. */
@@ -471,6 +491,17 @@ async function planPhase(
           `the ${source.source} plan provider gave no usable plan for task "${state.task.taskId}"`,
         );
       }
+      if (options.planSteps !== undefined) {
+        const vocabulary = new Set(
+          options.planSteps.steps({ goal: state.goal, observations: state.observations }),
+        );
+        const outside = candidates.flat().find((step) => !vocabulary.has(step));
+        if (outside !== undefined) {
+          throw new InvalidArgumentError(
+            `the ${source.source} plan for task "${state.task.taskId}" has the step "${outside}", which the env's plan-step vocabulary cannot express; give plans in its steps or drop planSteps`,
+          );
+        }
+      }
       if (candidates.length === 1) {
         adoptPlan(state, candidates[0]!, source.source, 0, turn);
         continue;
@@ -485,6 +516,11 @@ async function planPhase(
         seed: mixSeed(config.seed, state.stream, turn, 0),
       });
     }
+  } else if (options.planSteps !== undefined) {
+    if (turn === 0 || revisionDue(options.revision, turn)) {
+      await writeStepPlans(agent, template, config, live, turn, prompt);
+    }
+    return;
   } else {
     for (const state of live) {
       const initial = turn === 0;
@@ -540,6 +576,69 @@ async function planPhase(
   }
 }
 
+/**
+ * Writes the plans of `writing` through the plan-step vocabulary: one batched choice call per trie
+ * edge for all drafts still open. A revision keeps the executed steps and writes the rest anew.
+ */
+async function writeStepPlans(
+  agent: Agent,
+  template: PromptTemplate,
+  config: z.output<typeof rolloutOptionsSchema>,
+  writing: Slot[],
+  turn: number,
+  prompt: PromptFn,
+): Promise<void> {
+  const { options, policy } = agent;
+  const vocabulary = options.planSteps!;
+  const count = tokenCounterFor(policy);
+  const drafts = writing.map((state) => {
+    const fixed = state.plan === null ? [] : state.plan.slice(0, state.executedSteps);
+    const steps = vocabulary.steps({ goal: state.goal, observations: state.observations });
+    if (steps.length === 0) state.emptyVocabularies += 1;
+    const request =
+      state.plan === null
+        ? template.planRequest()
+        : template.revisionRequest({ plan: state.plan, fixedSteps: fixed.length });
+    return { state, request, draft: new StepPlanDraft(stepTrie(steps), fixed, options.maxPlanSteps) };
+  });
+  for (let edge = 0; ; edge += 1) {
+    const open = drafts.filter(({ state, draft }) => !state.done && !draft.done);
+    if (open.length === 0) break;
+    const requests: GenerateRequest[] = [];
+    const asking: typeof open = [];
+    for (const entry of open) {
+      const choices = entry.draft.choices();
+      const messages = prompt(
+        entry.state,
+        `${entry.request}\n${entry.draft.text()}`,
+        Math.max(...choices.map((choice) => count(choice) + 1)),
+      );
+      if (entry.state.done) continue;
+      asking.push(entry);
+      requests.push({
+        messages,
+        maxTokens: options.plan.maxTokens,
+        temperature: options.plan.temperature,
+        topP: options.plan.topP,
+        choices,
+        seed: mixSeed(config.seed, entry.state.stream, turn, 0, edge),
+      });
+    }
+    if (requests.length === 0) break;
+    const results = await callPolicy(policy, requests, options.callTimeoutMs, 'plan step');
+    for (const [index, { state, draft }] of asking.entries()) {
+      const result = results[index]!;
+      state.generations.push(toGeneration('plan', result));
+      draft.choose(chosenCommand(policy.name, requests[index]!.choices!, result));
+    }
+  }
+  for (const { state, draft } of drafts) {
+    if (draft.steps.length === 0) continue;
+    const changed = state.plan === null || draft.steps.join('\n') !== state.plan.join('\n');
+    if (changed) adoptPlan(state, draft.steps, 'policy', draft.fixed.length, turn);
+  }
+}
+
 function adoptPlan(
   state: Slot,
   steps: Plan,
@@ -571,6 +670,11 @@ function toEpisode(
     finalObservation: last.observation,
   };
   if (agent.paradigm === 'adaplan') metadata.fixedStepEdits = state.fixedStepEdits;
+  if (agent.options.planSteps !== undefined) {
+    metadata.planKind = 'steps';
+    metadata.executedSteps = state.executedSteps;
+    if (state.emptyVocabularies > 0) metadata.emptyPlanVocabularies = state.emptyVocabularies;
+  }
   if (state.envError !== null) metadata.envError = state.envError;
   const taskType = last.info.taskType ?? state.task.taskType;
   return {

@@ -5,6 +5,7 @@ import {
   episodeSchema,
   InvalidArgumentError,
   latestObservationView,
+  type PlanStepVocabulary,
   type Policy,
   type StepResult,
   type TextEnv,
@@ -157,6 +158,47 @@ describe('the choice action space', () => {
     expect(episode!.turns).toHaveLength(2);
     expect(prompts[0]).toContain('Step 1: Find the key.');
     expect(prompts[0]).not.toContain('<action>');
+    model.dispose();
+  });
+
+  it('writes plans in a vocabulary the test gives a testkit env, and counts the steps the actions carry out', async () => {
+    const tasks = await keyDoorTasks.tasks('train', { limit: 8 });
+    const first = await createKeyDoorEnv().reset({ seed: tasks[0]!.seed, taskId: tasks[0]!.taskId });
+    const model = await randomPolicy([first.observation, ...first.admissibleActions], 2048);
+    const done: Record<string, RegExp> = {
+      'find the key': /^take .* key from /,
+      'unlock the door': /^unlock door with /,
+      'go through the door': /^go through door$/,
+    };
+    const planSteps: PlanStepVocabulary = {
+      steps: () => Object.keys(done),
+      executes: (step, action) => done[step]?.test(action) ?? false,
+    };
+    const agent = createAdaPlanAgent(model.sampler(), {
+      ...choosing,
+      contextTokens: 2048,
+      view: latestObservationView,
+      planSteps,
+      maxPlanSteps: 3,
+      maxTurns: 30,
+      revision: { mode: 'every_k', k: 5 },
+    });
+    const vectorEnv = createVectorEnv(() => createKeyDoorEnv({ maxSteps: 30 }), { size: 16 });
+    const episodes = await rollout(agent, vectorEnv, {
+      envId: KEY_DOOR_ENV_ID,
+      tasks,
+      groupSize: 2,
+      seed: 5,
+    });
+    for (const episode of episodes) {
+      const plan = episode.planHistory.at(-1)!.steps;
+      expect(plan.every((step) => step in done)).toBe(true);
+      // The index counts plan steps in order, each only when an action carried it out.
+      const executed = episode.metadata.executedSteps as number;
+      expect(executed).toBeLessThanOrEqual(plan.length);
+      if (executed > 0) expect(episode.turns.some((turn) => done[plan[0]!]!.test(turn.action!))).toBe(true);
+    }
+    expect(episodes.some((episode) => (episode.metadata.executedSteps as number) > 0)).toBe(true);
     model.dispose();
   });
 

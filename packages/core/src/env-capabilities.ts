@@ -41,3 +41,14 @@ export interface HindsightRelabeller<Goal = unknown> {
   /** The goal as the env would state it to the agent; `rng` picks among equivalent phrasings. */
   describe(goal: Goal, rng: Rng): string;
 }
+
+/**
+ * An env's vocabulary of plan steps: a plan written in it always parses, and the agent loop can
+ * tell from the actions taken which of its steps are carried out.
+ */
+export interface PlanStepVocabulary {
+  /** The steps a plan may contain now, given the goal and the observations so far (the opening one first). */
+  steps(input: { goal: string; observations: readonly string[] }): string[];
+  /** Whether `action`, answered with `observation`, carries out `step`. */
+  executes(step: string, action: string, observation: string): boolean;
+}

@@ -50,6 +50,7 @@ export {
 export { alfworldNames, type Naming } from './names';
 export { solveGame } from './oracle';
 export { parseDomain, parseProblem } from './pddl';
+export { alfworldPlanOf, alfworldPlanSteps } from './plan-steps';
 export { readActionsFile, replayFiles, replayTranscript } from './replay';
 export { alfworldStateView } from './state-view';
 export {
