@@ -10,11 +10,22 @@
 // then both anneal the learning rate to 0 and are evaluated on held-out valid_seen + valid_unseen
 // tasks, greedy and sampled at temperature 1, with Wilson 95% intervals. Each (arm, seed) runs in
 // its own process; the control of a seed runs until its expert-iteration job has finished and
-// reported its CPU seconds, so run an even number of jobs to keep each pair side by side.
+// reported its CPU seconds, so run an even number of jobs to keep each pair side by side. Each job
+// writes its result to the results directory (logged at the start); a run given `--results=<dir>`
+// and the same `--start` skips the jobs whose results are there, so a cut-short run continues.
 //
 //   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--start=<dir>] [--jobs=<n>] [--iterations=<n>]
+//     [--results=<dir>]
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +59,8 @@ const quick = process.argv.includes('--quick');
 const startArg = flag('start');
 /** Set in the processes that run one arm of one seed. */
 const jobArg = flag('job');
+/** Where each job's result goes; given, jobs whose result is already there are skipped. */
+const resultsArg = flag('results');
 const positive = (name: string, fallback: number) => {
   const value = Number(flag(name) ?? fallback);
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number ≥ 1`);
@@ -210,12 +223,20 @@ const execFileAsync = promisify(execFile);
 
 /** Runs every (arm, seed) job as a child process of this script, `config.jobs` at a time. */
 async function runJobs(startDir: string, onResult: (result: ArmResult) => void) {
-  const resultDir = mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-results-'));
+  const resultDir = resultsArg ?? mkdtempSync(join(tmpdir(), 'pilotrl-rl-vs-sft-results-'));
+  mkdirSync(resultDir, { recursive: true });
+  log(`job results in ${resultDir} (--results=${resultDir} --start=${startDir} continues a cut-short run)`);
+  const resultFile = (spec: string) => join(resultDir, `${spec.replace(':', '-')}.json`);
   const specs = config.seeds.flatMap((seed) => [`expert-iteration:${seed}`, `sft:${seed}`]);
+  for (const spec of specs.filter((spec) => existsSync(resultFile(spec)))) {
+    log(`${spec}: result found, not run again`);
+    onResult(JSON.parse(readFileSync(resultFile(spec), 'utf8')) as ArmResult);
+  }
+  const pending = specs.filter((spec) => !existsSync(resultFile(spec)));
   let next = 0;
   const worker = async () => {
-    while (next < specs.length) {
-      const spec = specs[next++]!;
+    while (next < pending.length) {
+      const spec = pending[next++]!;
       const args = [
         ...process.execArgv,
         fileURLToPath(import.meta.url),
@@ -228,15 +249,12 @@ async function runJobs(startDir: string, onResult: (result: ArmResult) => void) 
       child.child.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
       child.child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
       await child;
-      const [arm, seed] = spec.split(':');
-      onResult(JSON.parse(readFileSync(join(resultDir, `${arm}-${seed}.json`), 'utf8')) as ArmResult);
+      onResult(JSON.parse(readFileSync(resultFile(spec), 'utf8')) as ArmResult);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: config.jobs }, worker));
-  } finally {
-    rmSync(resultDir, { recursive: true, force: true });
-  }
+  await Promise.all(Array.from({ length: config.jobs }, worker));
+  // A directory of our own goes once every job is in; a given one is the caller's to keep.
+  if (resultsArg === undefined) rmSync(resultDir, { recursive: true, force: true });
 }
 
 /** SFT from scratch to the start checkpoint, saved to `dir`. */
@@ -258,6 +276,14 @@ async function trainStart(policy: TfjsPolicy, datums: readonly Datum[], dir: str
 
 async function main() {
   const wallStart = Date.now();
+  if (
+    resultsArg !== undefined &&
+    startArg === undefined &&
+    existsSync(resultsArg) &&
+    readdirSync(resultsArg).some((file) => file.endsWith('.json'))
+  ) {
+    throw new Error(`${resultsArg} holds earlier results; give the --start they were trained from`);
+  }
   log(`mode ${quick ? 'quick' : 'full'}; ${config.jobs} jobs at a time`);
   const loaded = startArg !== undefined ? await TfjsPolicy.load(startArg) : undefined;
   const data = await loadData(loaded?.tokenizer, dataOptions);
@@ -351,7 +377,7 @@ async function main() {
   log(
     `expert iteration ${pct(summary.eiGain)} vs more SFT ${pct(summary.sftGain)} mean greedy gain; goal ${summary.goalMet ? 'met' : 'not met'}; written to ${summary.out}`,
   );
-  if (startArg === undefined) rmSync(startDir, { recursive: true, force: true });
+  if (startArg === undefined && resultsArg === undefined) rmSync(startDir, { recursive: true, force: true });
 }
 
 if (jobArg !== undefined) {
