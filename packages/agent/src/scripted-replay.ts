@@ -1,29 +1,39 @@
 // Fixed command sequences played through the rollout engine, for demonstrations and relabelled
 // episodes: every prompt is the one the agent would have been shown (same template or view, same
 // goal, same plan handling), so what is imitated matches what the policy will see when it acts.
+// An AdaPlan agent with a plan-step vocabulary gets the script's plan too: provided, where the
+// agent follows provided plans, else written through the vocabulary's trie, edge by edge, with the
+// plan-writing choices kept as examples beside the commands.
 import {
   type ChatMessage,
   type GenerateRequest,
   type GenerateResult,
   InvalidArgumentError,
+  type Plan,
   type Policy,
   type TaskRef,
   type VectorEnv,
 } from '@pilotrl/core';
 import type { Agent } from './agent';
 import { rollout } from './rollout';
+import { isPlanStepChoice, openStepNumber, PLAN_END } from './step-trie';
 
-/** One decision to imitate: the prompt as shown and the command that was played. */
+/** One decision to imitate: the prompt as shown and the answer given (a command, or a plan-writing choice). */
 export interface CommandExample {
   prompt: ChatMessage[];
   response: string;
+  kind: 'plan' | 'act';
 }
 
-/** A task, the commands to play in it, and the goal to state instead of the env's (or null). */
+/**
+ * A task, the commands to play in it, and the goal to state instead of the env's (or null). `plan`
+ * (plan-step agents) is the plan to write or follow; absent, the vocabulary's `planOf(commands)`.
+ */
 export interface Script {
   task: TaskRef;
   commands: readonly string[];
   goal: string | null;
+  plan?: Plan;
 }
 
 export interface ScriptReplay {
@@ -32,38 +42,91 @@ export interface ScriptReplay {
   won: boolean;
 }
 
-/** A policy that answers each choice request with the next command of its script. */
-function scriptedPolicy(commands: readonly string[], examples: CommandExample[]): Policy {
+/**
+ * The next edge towards `plan` in a plan draft: `partial` is the open step's text chosen so far,
+ * `stepNumber` the open step's number. Throws where the draft cannot write the plan.
+ */
+export function planStepChoice(
+  plan: Plan,
+  stepNumber: number,
+  partial: string,
+  choices: readonly string[],
+): string {
+  const target = plan[stepNumber - 1];
+  if (target === undefined) {
+    if (partial === '' && choices.includes(PLAN_END)) return PLAN_END;
+    throw new InvalidArgumentError(
+      `the plan of ${plan.length} steps cannot be written here: the draft asks for step ${stepNumber} (choices: ${choices.join(' | ')})`,
+    );
+  }
+  const line = `${target}\n`;
+  const choice = choices.find((c) => c !== PLAN_END && line.startsWith(partial + c));
+  if (choice === undefined) {
+    throw new InvalidArgumentError(
+      `plan step ${stepNumber} "${target}" is not in the env's plan-step vocabulary here (after "${partial}" the choices are ${choices.join(' | ')})`,
+    );
+  }
+  return choice;
+}
+
+/**
+ * A policy that answers each command choice with the next command of its script and each plan
+ * draft's choice with the next edge of `plan`.
+ */
+function scriptedPolicy(
+  commands: readonly string[],
+  plan: Plan | undefined,
+  examples: CommandExample[],
+): Policy {
+  let played = 0;
+  let partial = '';
+  const answer = (
+    request: GenerateRequest,
+    choices: readonly string[],
+    text: string,
+    kind: 'plan' | 'act',
+  ) => {
+    examples.push({ prompt: request.messages.map((m) => ({ ...m })), response: text, kind });
+    return {
+      text,
+      tokenIds: [],
+      logprobs: [],
+      promptTokenIds: [],
+      finishReason: 'choice' as const,
+      choiceIndex: choices.indexOf(text),
+      policyVersion: 0,
+    };
+  };
   return {
     name: 'script',
     version: 0,
     async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
       return requests.map((request) => {
-        if (request.choices === undefined) {
+        const choices = request.choices;
+        if (choices === undefined) {
           throw new InvalidArgumentError(
-            'a script plays commands only; it cannot answer a plan request (use a ReAct agent, or provided plans)',
+            'a script answers choices only; it cannot write a free-text plan (use a ReAct agent, provided plans, or a plan-step vocabulary)',
           );
         }
-        const command = commands[examples.length];
-        const choices = request.choices;
-        const choiceIndex = command === undefined ? -1 : choices.indexOf(command);
-        if (command === undefined || choiceIndex < 0) {
+        if (isPlanStepChoice(choices)) {
+          if (plan === undefined) {
+            throw new InvalidArgumentError('the agent writes plan steps, but the script has no plan');
+          }
+          const stepNumber = openStepNumber(request.messages.at(-1)?.content ?? '') ?? 1;
+          const choice = planStepChoice(plan, stepNumber, partial, choices);
+          partial = choice.endsWith('\n') || choice === PLAN_END ? '' : partial + choice;
+          return answer(request, choices, choice, 'plan');
+        }
+        const command = commands[played];
+        if (command === undefined || !choices.includes(command)) {
           throw new InvalidArgumentError(
             command === undefined
-              ? `the script of ${commands.length} commands was asked for command ${examples.length + 1}`
-              : `scripted command ${examples.length + 1} "${command}" is not admissible there (admissible: ${choices.join(' | ')})`,
+              ? `the script of ${commands.length} commands was asked for command ${played + 1}`
+              : `scripted command ${played + 1} "${command}" is not admissible there (admissible: ${choices.join(' | ')})`,
           );
         }
-        examples.push({ prompt: request.messages.map((m) => ({ ...m })), response: command });
-        return {
-          text: command,
-          tokenIds: [],
-          logprobs: [],
-          promptTokenIds: [],
-          finishReason: 'choice',
-          choiceIndex,
-          policyVersion: 0,
-        };
+        played += 1;
+        return answer(request, choices, command, 'act');
       });
     },
   };
@@ -71,8 +134,9 @@ function scriptedPolicy(commands: readonly string[], examples: CommandExample[])
 
 /**
  * Plays each script through `rollout` with `agent`'s prompting in the `choice` action space and
- * returns the (prompt, command) pairs. `vectorEnv` is reset once per script; one env is enough.
- * Throws where a command is not admissible when its turn comes.
+ * returns the (prompt, answer) pairs: commands, and plan-writing choices where the agent writes
+ * plan steps. `vectorEnv` is reset once per script; one env is enough. Throws where a command is
+ * not admissible when its turn comes, or a plan step not in the vocabulary.
  */
 export async function replayScripts(
   agent: Pick<Agent, 'paradigm' | 'options'>,
@@ -87,23 +151,47 @@ export async function replayScripts(
       continue;
     }
     const examples: CommandExample[] = [];
+    const plan = agent.paradigm === 'adaplan' ? scriptPlan(agent, script) : undefined;
+    const planSource = agent.options.planSource;
     const scripted: Agent = {
       paradigm: agent.paradigm,
-      policy: scriptedPolicy(script.commands, examples),
-      options: { ...agent.options, actionSpace: 'choice', maxTurns: script.commands.length },
+      policy: scriptedPolicy(script.commands, plan, examples),
+      options: {
+        ...agent.options,
+        actionSpace: 'choice',
+        maxTurns: script.commands.length,
+        ...(planSource.kind === 'provided' && plan !== undefined
+          ? { planSource: { ...planSource, provider: async () => [plan] } }
+          : {}),
+      },
     };
+    const played = () => examples.filter((example) => example.kind === 'act').length;
     const [episode] = await rollout(scripted, vectorEnv, {
       envId,
       tasks: [script.task],
       goals: [script.goal],
       runId: 'script',
     });
-    if (examples.length !== script.commands.length) {
+    if (played() !== script.commands.length) {
       throw new InvalidArgumentError(
-        `the episode of task "${script.task.taskId}" ended (${String(episode!.metadata.endReason)}) after ${examples.length} of its ${script.commands.length} scripted commands`,
+        `the episode of task "${script.task.taskId}" ended (${String(episode!.metadata.endReason)}) after ${played()} of its ${script.commands.length} scripted commands`,
       );
     }
     replays.push({ examples, won: episode!.won });
   }
   return replays;
+}
+
+/** The plan an AdaPlan script writes or follows: its own, else the vocabulary's plan of its commands. */
+function scriptPlan(agent: Pick<Agent, 'options'>, script: Script): Plan | undefined {
+  if (script.plan !== undefined) return script.plan;
+  const planOf = agent.options.planSteps?.planOf;
+  if (planOf === undefined) return undefined;
+  const plan = planOf(script.commands);
+  if (plan.length === 0) {
+    throw new InvalidArgumentError(
+      `the commands of task "${script.task.taskId}" carry out no step of the env's plan-step vocabulary, so they have no plan`,
+    );
+  }
+  return plan;
 }

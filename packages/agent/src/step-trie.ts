@@ -108,3 +108,15 @@ export class StepPlanDraft {
     return `${written}Step ${this.steps.length + 1}: ${this.partial}`;
   }
 }
+
+/** Whether `choices` are a plan draft's edges (words ending in a space or newline, or the end) rather than commands. */
+export function isPlanStepChoice(choices: readonly string[]): boolean {
+  return choices.length > 0 && choices.every((choice) => choice === PLAN_END || /[ \n]$/.test(choice));
+}
+
+/** The number of the step a draft's `text()` leaves open, read from the last `Step N:` in `text`. */
+export function openStepNumber(text: string): number | undefined {
+  const numbers = [...text.matchAll(/Step (\d+):/g)];
+  const last = numbers.at(-1);
+  return last === undefined ? undefined : Number(last[1]);
+}

@@ -6,6 +6,8 @@ import {
   ALFWORLD_ENV_ID,
   AlfworldEnv,
   alfworldHindsight,
+  alfworldPlanOf,
+  alfworldPlanSteps,
   alfworldStateView,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
@@ -15,6 +17,7 @@ import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { relabelEpisodes } from '../src/relabel';
 import { replayScripts } from '../src/scripted-replay';
 import { replay } from '../src/shortcut';
+import { PLAN_END } from '../src/step-trie';
 
 const taskSource = createGeneratedTaskSource();
 const noPolicy = { name: 'none', version: 0, generate: async () => [] };
@@ -102,7 +105,47 @@ describe('replaying scripts through the agent loop', () => {
     const planning = createAdaPlanAgent(noPolicy, { view: alfworldStateView });
     await expect(
       replayScripts(planning, vectorEnv(), ALFWORLD_ENV_ID, [{ task: task!, commands: oracle, goal: null }]),
-    ).rejects.toThrow(/cannot answer a plan request/);
+    ).rejects.toThrow(/cannot write a free-text plan/);
+  });
+
+  it('writes or provides the plan of the commands for a plan-step agent, and refuses a step the vocabulary lacks', async () => {
+    const tasks = await taskSource.tasks('train', { limit: 6 });
+    const scripts = await Promise.all(
+      tasks.map(async (task) => ({ task, commands: (await taskSource.oracle!(task)).actions, goal: null })),
+    );
+    const options = { view: alfworldStateView, planSteps: alfworldPlanSteps, contextTokens: 100_000 };
+    const writing = createAdaPlanAgent(noPolicy, { ...options, revision: { mode: 'every_turn' } });
+    const written = await replayScripts(writing, vectorEnv(), ALFWORLD_ENV_ID, scripts);
+    for (const [i, replay] of written.entries()) {
+      const plan = alfworldPlanOf(scripts[i]!.commands);
+      expect(replay.won).toBe(true);
+      expect(replay.examples.filter((e) => e.kind === 'act').map((e) => e.response)).toEqual(
+        scripts[i]!.commands,
+      );
+      // The first plan is written edge by edge: its choices spell the plan's lines, then the end.
+      const firstPlan: string[] = [];
+      for (const example of replay.examples) {
+        if (example.kind === 'act') break;
+        firstPlan.push(example.response);
+      }
+      expect(firstPlan.join('')).toBe(`${plan.join('\n')}\n${PLAN_END}`);
+      // Revisions before later commands write the steps still to do.
+      expect(replay.examples.filter((e) => e.kind === 'plan').length).toBeGreaterThan(firstPlan.length);
+    }
+    const following = createAdaPlanAgent(noPolicy, {
+      ...options,
+      revision: { mode: 'never' },
+      planSource: { kind: 'provided', source: 'oracle', provider: async () => [['look']] },
+    });
+    const followed = await replayScripts(following, vectorEnv(), ALFWORLD_ENV_ID, scripts.slice(0, 2));
+    for (const replay of followed) {
+      expect(replay.won).toBe(true);
+      expect(replay.examples.every((e) => e.kind === 'act')).toBe(true);
+      expect(replay.examples[0]!.prompt.at(-1)!.content).toContain('Step 1: ');
+    }
+    await expect(
+      replayScripts(writing, vectorEnv(), ALFWORLD_ENV_ID, [{ ...scripts[0]!, plan: ['fly to the moon'] }]),
+    ).rejects.toThrow(/plan step 1 "fly to the moon" is not in the env's plan-step vocabulary/);
   });
 });
 

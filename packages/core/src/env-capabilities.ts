@@ -6,6 +6,7 @@
 
 import type { StepResult } from './env';
 import type { Rng } from './rng';
+import type { Plan } from './task';
 
 /** What the policy sees of one episode so far; it is told every command and the env's answer. */
 export interface EpisodeView {
@@ -51,4 +52,10 @@ export interface PlanStepVocabulary {
   steps(input: { goal: string; observations: readonly string[] }): string[];
   /** Whether `action`, answered with `observation`, carries out `step`. */
   executes(step: string, action: string, observation: string): boolean;
+  /**
+   * The plan in this vocabulary that a won command sequence carries out (an oracle's, a shortcut):
+   * what demonstrations and relabelled episodes write as their plan. Without it, plans can only come
+   * from the policy.
+   */
+  planOf?(actions: readonly string[]): Plan;
 }

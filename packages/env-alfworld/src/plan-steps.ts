@@ -48,6 +48,25 @@ const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 /** A type followed by an instance number, as commands write objects: "apple" matches "apple 12". */
 const instanceOf = (type: string) => `${literal(type)} \\d+`;
 
+/**
+ * A won command sequence (the oracle's, a shortcut) as a plan in this vocabulary: its take,
+ * treatment, put and lamp steps, objects by type. Walking between them is left to the actions.
+ */
+export function alfworldPlanOf(actions: readonly string[]): string[] {
+  const steps: string[] = [];
+  for (const action of actions) {
+    const take = /^take (\S+) \d+ from (.+)$/.exec(action);
+    const treat = /^(heat|cool|clean) (\S+) \d+ with (.+)$/.exec(action);
+    const put = /^(?:put (\S+) \d+ in\/on|move (\S+) \d+ to) (.+)$/.exec(action);
+    const use = /^use (\S+) \d+$/.exec(action);
+    if (take) steps.push(`take ${take[1]} from ${take[2]}`);
+    else if (treat) steps.push(`${treat[1]} ${treat[2]} with ${treat[3]}`);
+    else if (put) steps.push(`put ${put[1] ?? put[2]} in ${put[3]}`);
+    else if (use) steps.push(`use ${use[1]}`);
+  }
+  return steps;
+}
+
 export const alfworldPlanSteps: PlanStepVocabulary = {
   steps({ goal, observations }) {
     const [opening = '', ...later] = observations;
@@ -104,23 +123,6 @@ export const alfworldPlanSteps: PlanStepVocabulary = {
       return new RegExp(`^use ${instanceOf(use[1]!)}$`).test(action) && observation.startsWith('You turn on');
     return false;
   },
-};
 
-/**
- * A won command sequence (the oracle's, a shortcut) as a plan in this vocabulary: its take,
- * treatment, put and lamp steps, objects by type. Walking between them is left to the actions.
- */
-export function alfworldPlanOf(actions: readonly string[]): string[] {
-  const steps: string[] = [];
-  for (const action of actions) {
-    const take = /^take (\S+) \d+ from (.+)$/.exec(action);
-    const treat = /^(heat|cool|clean) (\S+) \d+ with (.+)$/.exec(action);
-    const put = /^(?:put (\S+) \d+ in\/on|move (\S+) \d+ to) (.+)$/.exec(action);
-    const use = /^use (\S+) \d+$/.exec(action);
-    if (take) steps.push(`take ${take[1]} from ${take[2]}`);
-    else if (treat) steps.push(`${treat[1]} ${treat[2]} with ${treat[3]}`);
-    else if (put) steps.push(`put ${put[1] ?? put[2]} in ${put[3]}`);
-    else if (use) steps.push(`use ${use[1]}`);
-  }
-  return steps;
-}
+  planOf: alfworldPlanOf,
+};
