@@ -51,7 +51,7 @@ describe('curriculum config', () => {
     expect(stageMessage).toContain('learningRate');
   });
 
-  it('accepts expert iteration only where it can work: choice actions, ReAct, a joint stage, demonstrations to mix', () => {
+  it('accepts expert iteration only where it can work: choice actions, ReAct or plan steps, demonstrations to mix', () => {
     const stage = { ...minimal.stages[0], algorithm: 'expert-iteration', groupSize: 1 };
     const ok = parseConfig({
       agent: { paradigm: 'react', actionSpace: 'choice', prompt: 'view' },
@@ -77,7 +77,17 @@ describe('curriculum config', () => {
         sft: { demonstrations: 1, steps: 1, learningRate: 1 },
         stages: [stage],
       }),
-    ).toContain('imitates commands, not plans');
+    ).toContain("expert iteration replays plans in the env's plan-step vocabulary, not free text");
+    const planning = parseConfig({
+      agent: { actionSpace: 'choice', plan: 'steps', prompt: 'view' },
+      sft: { demonstrations: 1, steps: 1, learningRate: 1 },
+      stages: ['follow', 'plan', 'joint'].map((kind) => ({
+        ...stage,
+        kind,
+        rewards: kind === 'plan' ? { outcome: 1, plan_quality: 0.5 } : { outcome: 1 },
+      })),
+    });
+    expect(planning.stages.map((s) => s.algorithm)).toEqual(Array(3).fill('expert-iteration'));
     expect(problems({ agent: { paradigm: 'react', actionSpace: 'choice' }, stages: [stage] })).toContain(
       'stages.0.expertIteration.mix: mixes in demonstrations, but there is no `sft` section',
     );
@@ -101,6 +111,19 @@ describe('curriculum config', () => {
 
   it('rejects inconsistent settings, naming the key', () => {
     const stage = minimal.stages[0]!;
+    expect(
+      problems({ agent: { paradigm: 'react', plan: 'steps', actionSpace: 'choice' }, stages: [stage] }),
+    ).toContain('agent.plan: plan steps are AdaPlan plans');
+    expect(problems({ agent: { plan: 'steps' }, stages: [stage] })).toContain(
+      'agent.plan: plan steps are written as constrained choices; set agent.actionSpace: choice too',
+    );
+    expect(
+      problems({
+        agent: { plan: 'steps', actionSpace: 'choice' },
+        llm: { baseUrl: 'http://localhost:1/v1', model: 'm' },
+        stages: [{ ...stage, kind: 'follow', planSource: 'llm' }],
+      }),
+    ).toContain('stages.0.planSource: an LLM writes free-text plans');
     expect(problems({ agent: { paradigm: 'react' }, stages: [{ ...stage, kind: 'follow' }] })).toContain(
       'stages.0.kind: stage "follow" trains plans, but agent.paradigm is "react"',
     );

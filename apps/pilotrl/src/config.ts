@@ -72,9 +72,15 @@ export const agentConfigSchema = strict({
    * `choice`: it picks one of the admissible commands by constrained decoding (never malformed).
    */
   actionSpace: z.enum(['free-text', 'choice']).default('free-text'),
+  /**
+   * AdaPlan's plans: `free-text` (the policy writes `Step N: ...` lines), or `steps`: each step is
+   * chosen from the env's plan-step vocabulary through constrained choices, so a plan always parses
+   * and its executed steps are counted from the actions (needs `actionSpace: choice`; ALFWorld has one).
+   */
+  plan: z.enum(['free-text', 'steps']).default('free-text'),
   /** Compact prompt only: list the admissible commands in every message (the env template always does). */
   listActions: z.boolean().default(true),
-  /** AdaPlan: when the unexecuted part of the plan is rewritten. */
+  /** AdaPlan: when the unexecuted part of the plan is rewritten (never in a `follow` stage, whose plans are given). */
   planRevision: z.enum(['every-turn', 'never']).default('every-turn'),
   /** Previous (action, observation) pairs kept in the prompt. */
   historyWindow: z.number().int().nonnegative().default(2),
@@ -82,6 +88,8 @@ export const agentConfigSchema = strict({
   formatErrorPenalty: z.number().min(0).default(0.1),
   temperature: z.number().min(0).default(1),
   maxPlanTokens: positiveInt.default(96),
+  /** The most steps a plan may have (a longer free-text plan is a format error; plan steps stop there). */
+  maxPlanSteps: positiveInt.default(20),
   maxActionTokens: positiveInt.default(32),
 });
 
@@ -246,10 +254,10 @@ export const curriculumConfigSchema = strict({
           'expert iteration replays and shortens the commands played; it needs agent.actionSpace: choice',
         );
       }
-      if (stage.kind !== 'joint' || config.agent.paradigm !== 'react') {
+      if (config.agent.paradigm === 'adaplan' && config.agent.plan !== 'steps') {
         issue(
           at('algorithm'),
-          'expert iteration imitates commands, not plans: use it in a "joint" stage with agent.paradigm: react',
+          "expert iteration replays plans in the env's plan-step vocabulary, not free text: set agent.plan: steps, or use agent.paradigm: react",
         );
       }
       if (stage.expertIteration.mix < 1 && config.sft === undefined) {
@@ -274,10 +282,27 @@ export const curriculumConfigSchema = strict({
     const needsLlm =
       (stage.kind === 'follow' && stage.planSource === 'llm') ||
       (stage.kind === 'plan' && stage.judge === 'llm');
+    if (stage.kind === 'follow' && stage.planSource === 'llm' && config.agent.plan === 'steps') {
+      issue(
+        at('planSource'),
+        'an LLM writes free-text plans, which agent.plan: steps cannot follow; use "oracle"',
+      );
+    }
     if (needsLlm && config.llm === undefined) {
       issue(at(stage.kind === 'follow' ? 'planSource' : 'judge'), '"llm" needs a top-level `llm` section');
     }
   });
+  if (config.agent.plan === 'steps') {
+    if (config.agent.paradigm !== 'adaplan') {
+      issue(['agent', 'plan'], 'plan steps are AdaPlan plans; agent.paradigm is "react"');
+    }
+    if (config.agent.actionSpace !== 'choice') {
+      issue(
+        ['agent', 'plan'],
+        'plan steps are written as constrained choices; set agent.actionSpace: choice too',
+      );
+    }
+  }
   if (!config.agent.listActions && config.agent.prompt !== 'compact') {
     issue(
       ['agent', 'listActions'],

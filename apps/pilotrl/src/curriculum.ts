@@ -298,8 +298,9 @@ async function drawTasks(context: RunContext, rng: Rng, count: number) {
 
 /**
  * Expert iteration: rollouts, each group's win replayed without its detours or (hindsight) the
- * goal a lost group reached, rendered as the agent's own prompts, then SFT on them mixed with the
- * warm start's demonstrations.
+ * goal a lost group reached, rendered as the agent's own prompts (a plan-step agent's with the plan
+ * of the replayed commands, written or provided as the stage has it), then SFT on them mixed with
+ * the warm start's demonstrations.
  */
 async function expertIterationRunner(context: RunContext, phase: Phase): Promise<PhaseRunner> {
   const { config, provider, policy } = context;
@@ -350,7 +351,8 @@ async function expertIterationRunner(context: RunContext, phase: Phase): Promise
         seed: rng.uint32() >>> 1,
       });
       const rolloutSeconds = (Date.now() - started) / 1000;
-      await scorer.score(episodes);
+      // Rewards are recorded (and the plan stage's judge score reported); what is kept is the wins and the goals reached.
+      const { judgeScore } = await scorer.score(episodes);
       const { scripts, ...report } = await relabelEpisodes(episodes, {
         env: relabelEnv,
         ...(settings.hindsight && provider.hindsight !== undefined ? { hindsight: provider.hindsight } : {}),
@@ -370,6 +372,7 @@ async function expertIterationRunner(context: RunContext, phase: Phase): Promise
       return {
         metrics: {
           ...episodeMetrics(episodes),
+          ...(judgeScore === null ? {} : { 'charts/plan_judge_score': judgeScore }),
           ...metrics,
           'expert_iteration/groups_won': report.wonGroups,
           'expert_iteration/groups_relabelled': report.hindsightGroups,

@@ -1,14 +1,24 @@
 // Oracle demonstrations for the SFT warm start and the tokenizer corpus. The agent itself runs on
 // each task with a policy that answers from the task's oracle solution, so every demonstration
 // is a prompt exactly as the agent renders it (template, history window, context budget) paired
-// with the answer an expert would give.
+// with the answer an expert would give: in the choice action space the oracle's commands (and plan)
+// replayed as a script, in free text the oracle's plan and thought-and-action replies.
 
-import { type Agent, type AgentOptions, createAdaPlanAgent, createReActAgent, rollout } from '@pilotrl/agent';
+import {
+  type Agent,
+  type AgentOptions,
+  createAdaPlanAgent,
+  createReActAgent,
+  replayScripts,
+  rollout,
+  type ScriptReplay,
+} from '@pilotrl/agent';
 import {
   type ChatMessage,
   ConfigError,
   type GenerateRequest,
   type GenerateResult,
+  InvalidArgumentError,
   type OracleSolution,
   type Policy,
   type TaskRef,
@@ -65,26 +75,6 @@ class OraclePolicy implements Policy {
   async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
     return requests.map((request) => {
       const solution = this.solution!;
-      if (request.choices !== undefined) {
-        // The choice action space: the reply is the oracle's next command itself.
-        const command = solution.actions[Math.min(this.turn++, solution.actions.length - 1)]!;
-        const choiceIndex = request.choices.indexOf(command);
-        if (choiceIndex < 0) {
-          throw new ConfigError(
-            `the oracle's command "${command}" is not among the env's admissible commands; this env cannot give choice-action demonstrations`,
-          );
-        }
-        this.transcript.push({ messages: [...request.messages], reply: command, kind: 'act' });
-        return {
-          text: command,
-          tokenIds: [],
-          logprobs: [],
-          promptTokenIds: [],
-          finishReason: 'choice' as const,
-          choiceIndex,
-          policyVersion: 0,
-        };
-      }
       const kind = (request.stop ?? []).includes('</global_plan>') ? 'plan' : 'act';
       const reply = kind === 'plan' ? planReply(solution) : actReply(solution, this.turn++, this.paradigm);
       this.transcript.push({ messages: [...request.messages], reply, kind });
@@ -115,6 +105,9 @@ export async function oracleDemonstrations(
       `env "${provider.envId}" has no oracle, so it cannot give SFT demonstrations; remove \`sft\``,
     );
   }
+  if (agentOptions.actionSpace === 'choice') {
+    return scriptedDemonstrations(provider, tasks, paradigm, agentOptions, envOptions, countTokens);
+  }
   const policy = new OraclePolicy(paradigm, countTokens);
   const agent: Agent =
     paradigm === 'adaplan'
@@ -138,6 +131,69 @@ export async function oracleDemonstrations(
       if (!episode?.won) continue;
       won++;
       for (const entry of policy.transcript) demonstrations.push({ ...entry, taskId: task.taskId });
+    }
+  } finally {
+    await vectorEnv.close();
+  }
+  return { demonstrations, won };
+}
+
+/** Choice-action demonstrations: each oracle solution replayed as a script (its plan with it). */
+async function scriptedDemonstrations(
+  provider: EnvProvider,
+  tasks: readonly TaskRef[],
+  paradigm: 'adaplan' | 'react',
+  agentOptions: AgentOptions,
+  envOptions: Record<string, unknown>,
+  countTokens?: (text: string) => number,
+): Promise<{ demonstrations: Demonstration[]; won: number }> {
+  // The replay plays the script; the agent's policy only counts tokens, to fit prompts as in training.
+  const counter: Policy = {
+    name: 'token-counter',
+    version: 0,
+    generate: async () => {
+      throw new Error('the token counter of a scripted replay generates nothing');
+    },
+    ...(countTokens === undefined ? {} : { countTokens }),
+  };
+  const agent =
+    paradigm === 'adaplan'
+      ? createAdaPlanAgent(counter, agentOptions)
+      : createReActAgent(counter, agentOptions);
+  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptions), { size: 1 });
+  const maxTurns = agent.options.maxTurns;
+  const demonstrations: Demonstration[] = [];
+  let won = 0;
+  try {
+    for (const task of tasks) {
+      const solution = await provider.tasks.oracle!(task);
+      // A solution longer than the agent's turns would be cut short; it teaches nothing.
+      if (solution.actions.length > maxTurns) continue;
+      const plan = paradigm === 'adaplan' && agentOptions.planSteps === undefined ? solution.plan : undefined;
+      const script = {
+        task,
+        commands: solution.actions,
+        goal: null,
+        ...(plan === undefined ? {} : { plan }),
+      };
+      let replay: ScriptReplay;
+      try {
+        [replay] = (await replayScripts(agent, vectorEnv, provider.envId, [script])) as [ScriptReplay];
+      } catch (error) {
+        // The context budget or the step limit ended the episode before the oracle's last command.
+        if (error instanceof InvalidArgumentError) continue;
+        throw error;
+      }
+      if (!replay.won) continue;
+      won++;
+      for (const example of replay.examples) {
+        demonstrations.push({
+          messages: example.prompt,
+          reply: example.response,
+          kind: example.kind,
+          taskId: task.taskId,
+        });
+      }
     }
   } finally {
     await vectorEnv.close();

@@ -6,12 +6,14 @@ import {
   type EpisodeViewFactory,
   type HindsightRelabeller,
   type OracleSolution,
+  type PlanStepVocabulary,
   type TaskSource,
   type TextEnv,
 } from '@pilotrl/core';
 import {
   ALFWORLD_ENV_ID,
   alfworldHindsight,
+  alfworldPlanSteps,
   alfworldStateView,
   createAlfworldEnv,
   createDirectoryTaskSource,
@@ -28,6 +30,8 @@ export interface EnvProvider {
   readonly view?: EpisodeViewFactory;
   /** Names the goal a lost episode reached, for expert iteration's hindsight relabelling. */
   readonly hindsight?: HindsightRelabeller;
+  /** The env's plan-step vocabulary (`agent.plan: steps`); it needs `planOf` to give oracle plans in it. */
+  readonly planSteps?: PlanStepVocabulary;
 }
 
 export type EnvProviderFactory = (options: Record<string, unknown>) => EnvProvider;
@@ -72,6 +76,7 @@ envProviders.register(ALFWORLD_ENV_ID, (options) => {
     createEnv: (envOptions) => createAlfworldEnv(envOptions),
     view: alfworldStateView,
     hindsight: alfworldHindsight,
+    planSteps: alfworldPlanSteps,
     tasks: withCachedOracle(
       dataDir === undefined
         ? createGeneratedTaskSource({ dialect })

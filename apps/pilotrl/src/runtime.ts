@@ -7,7 +7,13 @@ import {
   createReActAgent,
   oraclePlanProvider,
 } from '@pilotrl/agent';
-import { latestObservationView, type Policy, type TaskRef } from '@pilotrl/core';
+import {
+  ConfigError,
+  latestObservationView,
+  type PlanStepVocabulary,
+  type Policy,
+  type TaskRef,
+} from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import { type BackendChoice, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { compactPromptTemplate } from './compact-template';
@@ -39,8 +45,11 @@ export function agentOptionsFor(
     act: { maxTokens: agent.maxActionTokens, temperature: purpose.temperature },
     plan: { maxTokens: agent.maxPlanTokens, temperature: purpose.temperature },
     formatError: { mode: 'penalty', penalty: -agent.formatErrorPenalty },
-    revision: agent.planRevision === 'every-turn' ? { mode: 'every_turn' } : { mode: 'never' },
+    maxPlanSteps: agent.maxPlanSteps,
+    // Stage 1 learns to follow the plan it is given, so that plan stays in force.
+    revision: agent.planRevision === 'every-turn' && !follow ? { mode: 'every_turn' } : { mode: 'never' },
     actionSpace: agent.actionSpace,
+    ...(agent.plan === 'steps' ? { planSteps: planStepsOf(config, purpose.provider) } : {}),
     ...(agent.prompt === 'compact'
       ? { promptTemplate: compactPromptTemplate({ listActions: agent.listActions }) }
       : {}),
@@ -60,7 +69,23 @@ function followPlanSource(
     const client = createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv });
     return { kind: 'provided', source: 'llm', provider: llmPlanProvider(client, provider.envId) };
   }
-  return { kind: 'provided', source: 'oracle', provider: oraclePlanProvider(provider.tasks) };
+  const planOf = config.agent.plan === 'steps' ? planStepsOf(config, provider).planOf : undefined;
+  return {
+    kind: 'provided',
+    source: 'oracle',
+    provider: oraclePlanProvider(provider.tasks, planOf === undefined ? {} : { planOf }),
+  };
+}
+
+/** The env's plan-step vocabulary for `agent.plan: steps`, or a ConfigError saying it has none. */
+function planStepsOf(config: CurriculumConfig, provider: EnvProvider): PlanStepVocabulary {
+  const vocabulary = provider.planSteps;
+  if (vocabulary?.planOf === undefined) {
+    throw new ConfigError(
+      `agent.plan: steps needs a plan-step vocabulary with oracle plans in it, and env "${config.env.id}" has none; use agent.plan: free-text`,
+    );
+  }
+  return vocabulary;
 }
 
 export function createAgent(config: CurriculumConfig, policy: Policy, options: AgentOptions): Agent {

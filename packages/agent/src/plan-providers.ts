@@ -2,15 +2,25 @@
 import { InvalidArgumentError, type Plan, parseOrThrow, planSchema, type TaskSource } from '@pilotrl/core';
 import type { PlanProvider } from './agent';
 
-/** The env oracle's reference plan for each task. */
-export function oraclePlanProvider(taskSource: TaskSource): PlanProvider {
+/**
+ * The env oracle's reference plan for each task; with `planOf` (a plan-step vocabulary's), the plan
+ * of the oracle's actions in that vocabulary instead.
+ */
+export function oraclePlanProvider(
+  taskSource: TaskSource,
+  options: { planOf?: (actions: readonly string[]) => Plan } = {},
+): PlanProvider {
   const oracle = taskSource.oracle;
   if (oracle === undefined) {
     throw new InvalidArgumentError(
       `task source of env "${taskSource.envId}" has no oracle; use a plan provider that does not need one`,
     );
   }
-  return async ({ task }) => [(await oracle.call(taskSource, task)).plan];
+  const { planOf } = options;
+  return async ({ task }) => {
+    const solution = await oracle.call(taskSource, task);
+    return [planOf === undefined ? solution.plan : planOf(solution.actions)];
+  };
 }
 
 /** Plans given per task id, e.g. written by a user or by a strong LLM ahead of time. */

@@ -15,6 +15,7 @@ import {
   type VectorEnv,
 } from '@pilotrl/core';
 import type { Agent } from './agent';
+import { planBlock } from './prompt-templates';
 import { rollout } from './rollout';
 import { isPlanStepChoice, openStepNumber, PLAN_END } from './step-trie';
 
@@ -27,7 +28,7 @@ export interface CommandExample {
 
 /**
  * A task, the commands to play in it, and the goal to state instead of the env's (or null). `plan`
- * (plan-step agents) is the plan to write or follow; absent, the vocabulary's `planOf(commands)`.
+ * (AdaPlan agents) is the plan to write or follow; absent, the plan-step vocabulary's `planOf(commands)`.
  */
 export interface Script {
   task: TaskRef;
@@ -70,8 +71,8 @@ export function planStepChoice(
 }
 
 /**
- * A policy that answers each command choice with the next command of its script and each plan
- * draft's choice with the next edge of `plan`.
+ * A policy that answers each command choice with the next command of its script, each plan
+ * draft's choice with the next edge of `plan`, and a free-text plan request with `plan` whole.
  */
 function scriptedPolicy(
   commands: readonly string[],
@@ -104,9 +105,24 @@ function scriptedPolicy(
       return requests.map((request) => {
         const choices = request.choices;
         if (choices === undefined) {
-          throw new InvalidArgumentError(
-            'a script answers choices only; it cannot write a free-text plan (use a ReAct agent, provided plans, or a plan-step vocabulary)',
-          );
+          if (plan === undefined || !(request.stop ?? []).includes('</global_plan>')) {
+            throw new InvalidArgumentError(
+              'a script without a plan answers choices only; it cannot write a free-text plan (give the script a plan, or use a ReAct agent, provided plans or a plan-step vocabulary)',
+            );
+          }
+          examples.push({
+            prompt: request.messages.map((m) => ({ ...m })),
+            response: planBlock(plan),
+            kind: 'plan',
+          });
+          return {
+            text: planBlock(plan),
+            tokenIds: [],
+            logprobs: [],
+            promptTokenIds: [],
+            finishReason: 'stop',
+            policyVersion: 0,
+          };
         }
         if (isPlanStepChoice(choices)) {
           if (plan === undefined) {
@@ -136,10 +152,11 @@ function scriptedPolicy(
  * Plays each script through `rollout` with `agent`'s prompting in the `choice` action space and
  * returns the (prompt, answer) pairs: commands, and plan-writing choices where the agent writes
  * plan steps. `vectorEnv` is reset once per script; one env is enough. Throws where a command is
- * not admissible when its turn comes, or a plan step not in the vocabulary.
+ * not admissible when its turn comes, or a plan step not in the vocabulary. The agent's policy,
+ * when given, only counts tokens, so that prompts are fitted to the context as in its rollouts.
  */
 export async function replayScripts(
-  agent: Pick<Agent, 'paradigm' | 'options'>,
+  agent: Pick<Agent, 'paradigm' | 'options'> & { policy?: Pick<Policy, 'countTokens'> },
   vectorEnv: VectorEnv,
   envId: string,
   scripts: readonly Script[],
@@ -153,9 +170,14 @@ export async function replayScripts(
     const examples: CommandExample[] = [];
     const plan = agent.paradigm === 'adaplan' ? scriptPlan(agent, script) : undefined;
     const planSource = agent.options.planSource;
+    const policy = scriptedPolicy(script.commands, plan, examples);
+    const countTokens = agent.policy?.countTokens;
     const scripted: Agent = {
       paradigm: agent.paradigm,
-      policy: scriptedPolicy(script.commands, plan, examples),
+      policy:
+        countTokens === undefined
+          ? policy
+          : { ...policy, countTokens: (text: string) => countTokens.call(agent.policy, text) },
       options: {
         ...agent.options,
         actionSpace: 'choice',
