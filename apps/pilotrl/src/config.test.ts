@@ -111,6 +111,10 @@ describe('curriculum config', () => {
 
   it('rejects inconsistent settings, naming the key', () => {
     const stage = minimal.stages[0]!;
+    expect(problems({ stages: [{ ...stage, estimator: 'gae' }] })).toContain(
+      'stages.0.estimator: estimator "gae" needs a value head; set policy.valueHead: true',
+    );
+    parseConfig({ policy: { valueHead: true }, stages: [{ ...stage, estimator: 'gae' }] });
     expect(
       problems({ agent: { paradigm: 'react', plan: 'steps', actionSpace: 'choice' }, stages: [stage] }),
     ).toContain('agent.plan: plan steps are AdaPlan plans');

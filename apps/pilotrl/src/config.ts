@@ -50,6 +50,8 @@ export const policyConfigSchema = strict({
   vocabSize: positiveInt.default(600),
   /** Weight initialisation seed. */
   seed: seed.default(1),
+  /** A linear value head on the final hidden state, trained with the policy (`estimator: gae` needs it). */
+  valueHead: z.boolean().default(false),
   /** Start from this checkpoint directory instead of a fresh model. */
   init: z.string().min(1).optional(),
   /**
@@ -153,7 +155,8 @@ const stageBase = {
   iterations: positiveInt,
   tasksPerIteration: positiveInt,
   groupSize: positiveInt,
-  estimator: z.enum(['grpo', 'rloo', 'reinforce++', 'turn-level']).default('grpo'),
+  /** Advantages: group-relative (`grpo`, the paper's; `rloo`), `reinforce++`, `turn-level`, or `gae` (needs policy.valueHead). */
+  estimator: z.enum(['grpo', 'rloo', 'reinforce++', 'turn-level', 'gae']).default('grpo'),
   /** GRPO: divide by the group's standard deviation. */
   normalizeStd: z.boolean().default(true),
   loss: lossConfigSchema.default(lossConfigSchema.parse({})),
@@ -271,6 +274,9 @@ export const curriculumConfigSchema = strict({
         at('groupSize'),
         `estimator "${stage.estimator}" compares samples in a group; needs groupSize >= 2`,
       );
+    }
+    if (stage.algorithm === 'policy-gradient' && stage.estimator === 'gae' && !config.policy.valueHead) {
+      issue(at('estimator'), 'estimator "gae" needs a value head; set policy.valueHead: true');
     }
     if (stage.loss.clipLow >= 1) issue(['stages', index, 'loss', 'clipLow'], 'must be below 1');
     if (stage.minibatches > stage.tasksPerIteration * stage.groupSize) {

@@ -96,6 +96,12 @@ export async function startRun(config: CurriculumConfig): Promise<{
       samplingSeed: config.seed,
       ...backendOption(config.policy.backend),
     });
+    if (config.policy.valueHead && !policy.model.config.valueHead) {
+      policy.dispose();
+      throw new ConfigError(
+        `policy.valueHead: the checkpoint ${config.policy.init} (policy.init) was built without a value head`,
+      );
+    }
     return { provider, policy, dataHashes: {} };
   }
   const { tokenizer, corpusHash } = await trainTokenizer(config, provider);

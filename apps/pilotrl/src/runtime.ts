@@ -144,6 +144,7 @@ export async function createPolicy(config: CurriculumConfig, tokenizer: Tokenize
       nHeads: dims.heads,
       contextLength: dims.contextLength,
       seed: config.policy.seed,
+      valueHead: config.policy.valueHead,
     },
     samplingSeed: config.seed,
     ...backendOption(config.policy.backend),

@@ -1,6 +1,7 @@
 // The reward of a curriculum stage, composed from `@pilotrl/rewards` by the weights in the config:
 // stage 1 (follow) outcome + plan adherence, stage 2 (plan) judge score + outcome, stage 3 (joint)
-// outcome, plus any penalties configured. Every component stays visible in the episode record.
+// outcome, plus any penalties configured and agent.formatErrorPenalty per malformed turn. Every
+// component stays visible in the episode record.
 import type { Episode, Judge, JudgeInput, OracleSolution, TaskRef } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import {
@@ -87,6 +88,17 @@ export function createPlanJudging(
   };
 }
 
+/**
+ * The rollout's `format_penalty` (agent.formatErrorPenalty per malformed turn, recorded on the
+ * episode and its turns) as a component that enters the reward.
+ */
+const formatPenalty: EpisodeRewardFn = {
+  name: 'format_penalty',
+  compute: (episode) => ({ format_penalty: episode.rewardComponents.format_penalty ?? 0 }),
+  computeTurns: (episode) =>
+    episode.turns.map((turn) => ({ format_penalty: turn.rewards.format_penalty ?? 0 })),
+};
+
 export function createStageScorer(
   config: CurriculumConfig,
   stage: StageConfig,
@@ -108,10 +120,10 @@ export function createStageScorer(
         cacheLength: Math.min(stage.overlongBuffer, config.agent.maxActionTokens),
       }),
   };
-  const composed = composeRewards(
-    Object.entries(stage.rewards).map(([name, weight]) => ({ fn: makers[name]!(), weight })),
-    { name: `${stage.kind}-reward` },
-  );
+  const components = Object.entries(stage.rewards).map(([name, weight]) => ({ fn: makers[name]!(), weight }));
+  // agent.formatErrorPenalty costs every malformed turn, in every stage.
+  components.push({ fn: formatPenalty, weight: 1 });
+  const composed = composeRewards(components, { name: `${stage.kind}-reward` });
   return {
     async score(episodes) {
       const scored = await Promise.all(episodes.map((episode) => composed.apply(episode)));
