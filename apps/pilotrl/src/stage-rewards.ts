@@ -48,9 +48,9 @@ const hasPolicyPlan = (episode: Episode) =>
   episode.planHistory.some((revision) => revision.source === 'policy');
 
 export interface PlanJudging {
-  /** The `plan_quality` reward over this judge. */
+  /** The `plan_quality` reward over this judge: the plan in force at each step judged, then averaged. */
   reward(): EpisodeRewardFn;
-  /** Mean judge score (1-5) of the first plan each episode's policy wrote; null when none wrote one. */
+  /** Mean judge score (1-5) of each episode's plans, step by step; null when no policy wrote one. */
   judgePlans(episodes: readonly Episode[]): Promise<number | null>;
 }
 
@@ -74,8 +74,12 @@ export function createPlanJudging(
   const judge = createJudge(config, kind);
   // An episode whose plan did not parse has no plan to judge: it gets the lowest judge score
   // (plan_quality 0), so a malformed plan never scores better than a poor one.
+  // As PilotRL's stage 2: the plan in force at each step is judged, and the verdicts averaged.
   const reward = () =>
-    createJudgeReward({ judge, reference: (episode) => reference(episode) }, { missingPlan: { score: 0 } });
+    createJudgeReward(
+      { judge, reference: (episode) => reference(episode) },
+      { plan: 'per-step', missingPlan: { score: 0 } },
+    );
   return {
     reward,
     async judgePlans(episodes) {

@@ -35,6 +35,40 @@ describe('judge reward (stage 2)', () => {
     expect(rewarded.judge?.judge).toBe('reference');
   });
 
+  it('judges the plan in force at every step and averages the verdicts over the steps (per-step)', async () => {
+    // Four steps: the first plan is in force for one, its revision for the other three.
+    const played = episode(['take tomato', 'take onion', 'put tomato in bowl', 'put onion in bowl'], {
+      planHistory: [
+        plan(['Mix the bowl'], 'policy', 0),
+        plan(['Put them in the bowl', 'Mix the bowl'], 'policy', 1),
+      ],
+    });
+    const scored = new Map<string, number>([
+      ['Mix the bowl', 1],
+      ['Put them in the bowl|Mix the bowl', 5],
+    ]);
+    const judge = {
+      name: 'by-plan',
+      judge: async (inputs: readonly { plan: readonly string[] }[]) =>
+        inputs.map((input) => {
+          const score = scored.get(input.plan.join('|'))!;
+          const verdict = { score, reason: '' };
+          return {
+            judge: 'by-plan',
+            correctness: verdict,
+            followability: verdict,
+            standardization: verdict,
+            flags: [],
+          };
+        }),
+    };
+    const perStep = await createJudgeReward({ judge }, { plan: 'per-step' }).compute(played);
+    expect(perStep.judge_correctness).toBe((1 + 5 * 3) / 4);
+    expect(perStep.plan_quality).toBe(((1 + 5 * 3) / 4 - 1) / 4);
+    const first = await createJudgeReward({ judge }, { plan: 'first' }).compute(played);
+    expect(first.judge_correctness).toBe(1);
+  });
+
   it('needs a plan the policy wrote', async () => {
     const given = episode(['take tomato'], { planHistory: [plan(reference.plan, 'oracle')] });
     await expect(createJudgeReward({ judge: createReferenceJudge() }).compute(given)).rejects.toThrow(
