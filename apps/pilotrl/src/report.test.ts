@@ -67,6 +67,12 @@ function episode(won: boolean, index: number): Episode {
         source: 'policy',
         fixedSteps: 0,
       },
+      {
+        turn: 1,
+        steps: ['find the mug', 'take mug from countertop 1', 'put it in coffeemachine'],
+        source: 'policy',
+        fixedSteps: 1,
+      },
     ],
     won,
     terminated: won,
@@ -74,7 +80,7 @@ function episode(won: boolean, index: number): Episode {
     envReturn: won ? 1 : 0,
     rewardComponents: { outcome: won ? 1 : 0, judge: 0.6 },
     reward: won ? 1.3 : 0.3,
-    metadata: {},
+    metadata: { stepsDoneByTurn: [0, 1] },
   };
 }
 
@@ -129,7 +135,7 @@ function sampleRun(): string {
   ] as const) {
     evals.append({
       step,
-      phase: 'joint',
+      phase: step <= 2 ? 'sft' : 'joint',
       split,
       paradigm: 'adaplan',
       success: wilsonInterval(successes, 10),
@@ -161,6 +167,13 @@ describe('pilotrl report', () => {
     expect(html).toContain('70.0% <span class="muted">[39.7%, 89.2%] n=10</span>');
     expect(html).toContain('clean it with sinkbasin 1');
     expect(html).toContain('format error: missing_action');
+    // One row per phase and split: the sft phase's eval and the joint phase's two.
+    expect(html).toContain('<tr><td>sft</td><td>valid_seen</td><td>adaplan</td><td>40.0%');
+    expect(html).toContain('<tr><td>joint</td><td>valid_seen</td><td>adaplan</td><td>70.0%');
+    // Turn 1 acts under the revised plan, its first step done and the second next.
+    expect(html).toContain(
+      '<s>✓ find the mug</s><br>→ take mug from countertop 1<br>put it in coffeemachine <span class="muted">(policy, new)</span>',
+    );
   });
 
   it.skipIf(chromium === undefined)('renders in headless Chromium with charts, table and episodes', () => {

@@ -147,6 +147,13 @@ export function runCharts(
   return charts;
 }
 
+/** The last eval of every split in each phase, in the order the phases ran. */
+export function phaseEvals(evals: readonly EvalRecord[]): EvalRecord[] {
+  const last = new Map<string, EvalRecord>();
+  for (const record of evals) last.set(`${record.phase}\u0000${record.split}`, record);
+  return [...last.values()];
+}
+
 /** The last eval of every split. */
 export function finalEvals(evals: readonly EvalRecord[]): EvalRecord[] {
   const last = new Map<string, EvalRecord>();
@@ -154,19 +161,27 @@ export function finalEvals(evals: readonly EvalRecord[]): EvalRecord[] {
   return [...last.values()];
 }
 
+/** The plan in force before `turn`, its steps done marked ✓ and the next one →. */
+function planInForce(episode: Episode, turn: number): string {
+  const revision = episode.planHistory.filter((r) => r.turn <= turn).at(-1);
+  if (revision === undefined) return '';
+  const done = (episode.metadata.stepsDoneByTurn as number[] | undefined)?.[turn];
+  const changed = revision.turn === turn ? ` <span class="muted">(${revision.source}, new)</span>` : '';
+  return `${revision.steps
+    .map((step, index) => {
+      const mark = done === undefined ? '' : index < done ? '✓ ' : index === done ? '→ ' : '';
+      const text = `${mark}${escapeHtml(step)}`;
+      return done !== undefined && index < done ? `<s>${text}</s>` : text;
+    })
+    .join('<br>')}${changed}`;
+}
+
 function episodeHtml(step: number, phase: string, episode: Episode): string {
-  const plans = episode.planHistory
-    .map(
-      (revision) =>
-        `<div class="plan"><b>Plan (${revision.source}, before turn ${revision.turn}, ${revision.fixedSteps} fixed)</b><ol>${revision.steps
-          .map((s) => `<li>${escapeHtml(s)}</li>`)
-          .join('')}</ol></div>`,
-    )
-    .join('');
+  const planned = episode.planHistory.length > 0;
   const turns = episode.turns
     .map(
       (turn) =>
-        `<tr><td>${turn.index}</td><td>${escapeHtml(turn.thought ?? '')}</td><td>${escapeHtml(turn.action ?? '(none)')}${
+        `<tr><td>${turn.index}</td>${planned ? `<td class="plan">${planInForce(episode, turn.index)}</td>` : ''}<td>${escapeHtml(turn.thought ?? '')}</td><td>${escapeHtml(turn.action ?? '(none)')}${
           turn.formatError ? ` <span class="bad">format error: ${escapeHtml(turn.formatError)}</span>` : ''
         }</td><td>${escapeHtml(turn.observation)}</td></tr>`,
     )
@@ -176,28 +191,28 @@ function episodeHtml(step: number, phase: string, episode: Episode): string {
     .join(', ');
   return `<details class="episode"><summary><b class="${episode.won ? 'won' : 'bad'}">${episode.won ? 'won' : 'lost'}</b> · iteration ${step} (${escapeHtml(phase)}) · ${escapeHtml(
     episode.task,
-  )} · ${episode.turns.length} turns · reward ${episode.reward?.toFixed(3) ?? 'n/a'}</summary>
+  )} · ${episode.turns.length} turns · ${episode.planHistory.length} plan${episode.planHistory.length === 1 ? '' : 's'} · reward ${episode.reward?.toFixed(3) ?? 'n/a'}</summary>
 <p class="muted">${escapeHtml(episode.paradigm)} · task ${escapeHtml(episode.taskId)} · ${rewards}</p>
-<pre>${escapeHtml(episode.initialObservation)}</pre>${plans}
-<table><tr><th>#</th><th>thought</th><th>action</th><th>observation before acting</th></tr>${turns}</table></details>`;
+<pre>${escapeHtml(episode.initialObservation)}</pre>
+<table><tr><th>#</th>${planned ? '<th>plan in force (✓ done, → next)</th>' : ''}<th>thought</th><th>action</th><th>observation before acting</th></tr>${turns}</table></details>`;
 }
 
-function evalTable(finals: readonly EvalRecord[]): string {
-  if (finals.length === 0) return '<p class="muted">No evaluation was run.</p>';
-  const taskTypes = [...new Set(finals.flatMap((e) => Object.keys(e.byTaskType)))].sort();
+function evalTable(records: readonly EvalRecord[]): string {
+  if (records.length === 0) return '<p class="muted">No evaluation was run.</p>';
+  const taskTypes = [...new Set(records.flatMap((e) => Object.keys(e.byTaskType)))].sort();
   const cell = (p: EvalRecord['success'] | undefined) =>
     p === undefined
       ? '<td>-</td>'
       : `<td>${formatPercent(p.rate)} <span class="muted">[${formatPercent(p.low)}, ${formatPercent(p.high)}] n=${p.total}</span></td>`;
-  const rows = finals
+  const rows = records
     .map(
       (e) =>
-        `<tr><td>${escapeHtml(e.split)}</td><td>${escapeHtml(e.paradigm)}</td>${cell(e.success)}<td>${e.meanSteps.toFixed(1)}</td><td>${formatPercent(
+        `<tr><td>${escapeHtml(e.phase)}</td><td>${escapeHtml(e.split)}</td><td>${escapeHtml(e.paradigm)}</td>${cell(e.success)}<td>${e.meanSteps.toFixed(1)}</td><td>${formatPercent(
           e.formatErrorRate,
         )}</td><td>${e.judgeScore === null ? '-' : e.judgeScore.toFixed(2)}</td>${taskTypes.map((t) => cell(e.byTaskType[t])).join('')}</tr>`,
     )
     .join('');
-  return `<table id="success-table"><tr><th>split</th><th>paradigm</th><th>success [95% CI]</th><th>mean steps</th><th>format errors</th><th>plan judge</th>${taskTypes
+  return `<table id="success-table"><tr><th>after phase</th><th>split</th><th>paradigm</th><th>success [95% CI]</th><th>mean steps</th><th>format errors</th><th>plan judge</th>${taskTypes
     .map((t) => `<th>${escapeHtml(t)}</th>`)
     .join('')}</tr>${rows}</table>`;
 }
@@ -238,8 +253,8 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px s
   )} · ${metrics.length} iterations logged${last ? ` · last phase ${escapeHtml(last.phase)}` : ''} · backend ${escapeHtml(
     manifest.platform.backend ?? 'unknown',
   )}</p>
-<h2>Success by split and task type</h2>
-${evalTable(finalEvals(evals))}
+<h2>Success by phase, split and task type</h2>
+${evalTable(phaseEvals(evals))}
 <h2>Charts</h2>
 ${figures.length > 0 ? figures.join('\n') : '<p class="muted">No metrics yet.</p>'}
 <h2>Sample episodes</h2>

@@ -78,6 +78,8 @@ interface Slot {
   observations: string[];
   /** With a plan-step vocabulary: how many steps of the plan in force the actions carried out. */
   executedSteps: number;
+  /** AdaPlan: the plan steps done before each turn's action (the executed-step index, or the tracker's reading). */
+  stepsDoneByTurn: number[];
   /** Plan phases in which the vocabulary offered no step at all. */
   emptyVocabularies: number;
   current: StepResult;
@@ -232,6 +234,7 @@ async function runWave(
       view: options.view?.({ goal, observation: start.observation }) ?? null,
       observations: [start.observation],
       executedSteps: 0,
+      stepsDoneByTurn: [],
       emptyVocabularies: 0,
       current: start,
       turns: [],
@@ -363,6 +366,7 @@ async function runWave(
       const parsed = parsedBySlot.get(state.slot) ?? { thought: null, action: null, text: '' };
       const result = parsed.action === null ? null : (stepped[state.slot] ?? null);
       const penalty = state.formatError === null ? 0 : options.formatError.penalty;
+      if (paradigm === 'adaplan') state.stepsDoneByTurn.push(stepsDone(agent, state));
       state.turns.push({
         index: turn,
         observation: state.current.observation,
@@ -669,7 +673,10 @@ function toEpisode(
     actionMatches: state.actionRules,
     finalObservation: last.observation,
   };
-  if (agent.paradigm === 'adaplan') metadata.fixedStepEdits = state.fixedStepEdits;
+  if (agent.paradigm === 'adaplan') {
+    metadata.fixedStepEdits = state.fixedStepEdits;
+    metadata.stepsDoneByTurn = state.stepsDoneByTurn;
+  }
   if (agent.options.planSteps !== undefined) {
     metadata.planKind = 'steps';
     metadata.executedSteps = state.executedSteps;

@@ -127,6 +127,15 @@ describe('plans in a plan-step vocabulary', () => {
       expect(episode!.planHistory).toHaveLength(1);
       expect(episode!.planHistory[0]!.steps).toEqual(plan);
       expect(episode!.metadata.executedSteps).toBe(plan.length);
+      // Before each command, the steps its predecessors carried out: from 0, by one at a time, to all but the last.
+      const doneBefore = episode!.metadata.stepsDoneByTurn as number[];
+      expect(doneBefore).toHaveLength(actions.length);
+      expect(doneBefore[0]).toBe(0);
+      for (let turn = 1; turn < doneBefore.length; turn++) {
+        expect(doneBefore[turn]! - doneBefore[turn - 1]!).toBeGreaterThanOrEqual(0);
+        expect(doneBefore[turn]! - doneBefore[turn - 1]!).toBeLessThanOrEqual(1);
+      }
+      expect(doneBefore.at(-1)).toBe(plan.length - 1);
       // A revision after k steps were carried out writes from step k + 1 on: steps 1..k are fixed.
       const revisions = player.planPrompts.flatMap((prompt) => {
         const done = /Steps 1 to (\d+) are carried out/.exec(prompt);
