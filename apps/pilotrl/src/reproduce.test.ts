@@ -27,6 +27,15 @@ describe('reproduction variants', () => {
     expect(configs['stage1+2']!.stages[1]!.rewards).toEqual({ outcome: 1, plan_quality: 0.5 });
     expect(configs['joint-only']!.stages.map((s) => s.kind)).toEqual(['joint']);
   });
+
+  it('drop plan steps for the ReAct variant and keep them for the AdaPlan ones', () => {
+    const base = parseConfig({
+      ...presetConfig('quick'),
+      agent: { ...presetConfig('quick').agent, actionSpace: 'choice', plan: 'steps' },
+    });
+    expect(variantConfig(base, 'react', 1).agent).toMatchObject({ paradigm: 'react', plan: 'free-text' });
+    expect(variantConfig(base, 'stage1+2+3', 1).agent).toMatchObject({ paradigm: 'adaplan', plan: 'steps' });
+  });
 });
 
 describe('pilotrl reproduce', () => {

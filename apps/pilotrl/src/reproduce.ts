@@ -81,7 +81,11 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
       name: `${base.name}-${variant}-seed${seed}`,
       seed,
       policy: { ...base.policy, seed },
-      agent: { ...base.agent, paradigm: variant === 'react' ? 'react' : 'adaplan' },
+      // ReAct has no plans, so a base with plan steps drops them for it.
+      agent:
+        variant === 'react'
+          ? { ...base.agent, paradigm: 'react', plan: 'free-text' }
+          : { ...base.agent, paradigm: 'adaplan' },
       stages: kinds.map((kind, i) => stage(kind, iterations[i]!)),
     },
     `reproduction variant "${variant}"`,
