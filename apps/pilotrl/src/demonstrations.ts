@@ -90,15 +90,22 @@ class OraclePolicy implements Policy {
   }
 }
 
+/** What the oracle plays on and how the agent renders it. */
+export interface DemonstrationSetup {
+  provider: EnvProvider;
+  tasks: readonly TaskRef[];
+  paradigm: 'adaplan' | 'react';
+  agentOptions: AgentOptions;
+  envOptions: Record<string, unknown>;
+  /** The policy's token counter, so that prompts are fitted to the context as in training. */
+  countTokens?: (text: string) => number;
+}
+
 /** Plays `tasks` with the oracle through the agent and returns every (prompt, expert answer) pair. */
 export async function oracleDemonstrations(
-  provider: EnvProvider,
-  tasks: readonly TaskRef[],
-  paradigm: 'adaplan' | 'react',
-  agentOptions: AgentOptions,
-  envOptions: Record<string, unknown>,
-  countTokens?: (text: string) => number,
+  setup: DemonstrationSetup,
 ): Promise<{ demonstrations: Demonstration[]; won: number }> {
+  const { provider, tasks, paradigm, agentOptions, envOptions, countTokens } = setup;
   const oracle = provider.tasks.oracle?.bind(provider.tasks);
   if (oracle === undefined) {
     throw new ConfigError(
@@ -106,7 +113,7 @@ export async function oracleDemonstrations(
     );
   }
   if (agentOptions.actionSpace === 'choice') {
-    return scriptedDemonstrations(provider, tasks, paradigm, agentOptions, envOptions, countTokens);
+    return scriptedDemonstrations(setup);
   }
   const policy = new OraclePolicy(paradigm, countTokens);
   const agent: Agent =
@@ -140,13 +147,9 @@ export async function oracleDemonstrations(
 
 /** Choice-action demonstrations: each oracle solution replayed as a script (its plan with it). */
 async function scriptedDemonstrations(
-  provider: EnvProvider,
-  tasks: readonly TaskRef[],
-  paradigm: 'adaplan' | 'react',
-  agentOptions: AgentOptions,
-  envOptions: Record<string, unknown>,
-  countTokens?: (text: string) => number,
+  setup: DemonstrationSetup,
 ): Promise<{ demonstrations: Demonstration[]; won: number }> {
+  const { provider, tasks, paradigm, agentOptions, envOptions, countTokens } = setup;
   // The replay plays the script; the agent's policy only counts tokens, to fit prompts as in training.
   const counter: Policy = {
     name: 'token-counter',

@@ -111,14 +111,14 @@ export async function demonstrationsFor(
 ): Promise<{ demonstrations: Demonstration[]; won: number; tasks: number }> {
   const tasks = await trainTasks(config, provider, count);
   const options = agentOptionsFor(config, { provider, temperature: 0 });
-  const { demonstrations, won } = await oracleDemonstrations(
+  const { demonstrations, won } = await oracleDemonstrations({
     provider,
     tasks,
-    config.agent.paradigm,
-    { ...options, planSource: { kind: 'policy' } },
-    envOptionsFor(config),
-    countTokens,
-  );
+    paradigm: config.agent.paradigm,
+    agentOptions: { ...options, planSource: { kind: 'policy' } },
+    envOptions: envOptionsFor(config),
+    ...(countTokens === undefined ? {} : { countTokens }),
+  });
   return { demonstrations, won, tasks: tasks.length };
 }
 
