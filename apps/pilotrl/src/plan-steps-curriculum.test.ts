@@ -1,10 +1,11 @@
 // PilotRL's three stages with plans in ALFWorld's plan-step vocabulary, trained by expert
 // iteration: stage 1 follows the oracle's plan in step form without revising it, stages 2 and 3
 // write and revise plans through the vocabulary, and the plan stage reports the judge's score.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Episode } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { readJsonl } from './jsonl';
@@ -13,7 +14,7 @@ const appDir = join(import.meta.dirname, '..');
 const bin = join(appDir, 'src', 'bin.ts');
 
 describe('a plan-step curriculum trained by expert iteration', () => {
-  it('follows given plans in stage 1, writes and revises them in stages 2 and 3', () => {
+  it('follows given plans in stage 1, writes and revises them in stages 2 and 3', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-plan-steps-'));
     const config = join(dir, 'steps.yaml');
     const ei = 'algorithm: expert-iteration, expertIteration: { sftSteps: 2, batchSize: 4, mix: 0.5 }';
@@ -36,7 +37,8 @@ describe('a plan-step curriculum trained by expert iteration', () => {
       ].join('\n'),
     );
     const out = join(dir, 'run');
-    const run = spawnSync(
+    // Run asynchronously: a blocking child would keep the test worker from answering the runner.
+    const { stderr } = await promisify(execFile)(
       process.execPath,
       [
         '--conditions=@pilotrl/source',
@@ -52,9 +54,8 @@ describe('a plan-step curriculum trained by expert iteration', () => {
       ],
       { cwd: appDir, encoding: 'utf8' },
     );
-    expect(run.status, run.stderr).toBe(0);
     // Demonstrations hold the plan-writing choices beside the commands.
-    expect(run.stderr).toMatch(/sft: \d+ demonstration turns from the 4 of 4 tasks/);
+    expect(stderr).toMatch(/sft: \d+ demonstration turns from the 4 of 4 tasks/);
 
     const metrics = readJsonl(join(out, 'metrics.jsonl')) as Record<string, number | string>[];
     expect(metrics.map((m) => m.phase)).toEqual(['sft', 'follow', 'plan', 'joint']);
