@@ -246,7 +246,7 @@ async function sftRunner(context: RunContext): Promise<PhaseRunner> {
     config,
     provider,
     sft.demonstrations,
-    (text) => policy.tokenizer.encode(text).length,
+    policy.sampler(),
   );
   context.log(
     `sft: ${demonstrations.length} demonstration turns from the ${won} of ${tasks} tasks the oracle won`,
@@ -321,12 +321,7 @@ async function expertIterationRunner(context: RunContext, phase: Phase): Promise
   const demonstrations =
     settings.mix < 1 && config.sft !== undefined
       ? (
-          await demonstrationsFor(
-            config,
-            provider,
-            config.sft.demonstrations,
-            (text) => policy.tokenizer.encode(text).length,
-          )
+          await demonstrationsFor(config, provider, config.sft.demonstrations, policy.sampler())
         ).demonstrations.map((demo) =>
           sftDatum(policy.tokenizer, { prompt: demo.messages, response: demo.reply }),
         )

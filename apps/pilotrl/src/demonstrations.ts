@@ -97,15 +97,15 @@ export interface DemonstrationSetup {
   paradigm: 'adaplan' | 'react';
   agentOptions: AgentOptions;
   envOptions: Record<string, unknown>;
-  /** The policy's token counter, so that prompts are fitted to the context as in training. */
-  countTokens?: (text: string) => number;
+  /** The policy's token counts (text, choices), so that prompts are fitted to the context as in training. */
+  tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>;
 }
 
 /** Plays `tasks` with the oracle through the agent and returns every (prompt, expert answer) pair. */
 export async function oracleDemonstrations(
   setup: DemonstrationSetup,
 ): Promise<{ demonstrations: Demonstration[]; won: number }> {
-  const { provider, tasks, paradigm, agentOptions, envOptions, countTokens } = setup;
+  const { provider, tasks, paradigm, agentOptions, envOptions, tokens } = setup;
   const oracle = provider.tasks.oracle?.bind(provider.tasks);
   if (oracle === undefined) {
     throw new ConfigError(
@@ -115,7 +115,7 @@ export async function oracleDemonstrations(
   if (agentOptions.actionSpace === 'choice') {
     return scriptedDemonstrations(setup);
   }
-  const policy = new OraclePolicy(paradigm, countTokens);
+  const policy = new OraclePolicy(paradigm, tokens?.countTokens?.bind(tokens));
   const agent: Agent =
     paradigm === 'adaplan'
       ? createAdaPlanAgent(policy, agentOptions)
@@ -149,7 +149,7 @@ export async function oracleDemonstrations(
 async function scriptedDemonstrations(
   setup: DemonstrationSetup,
 ): Promise<{ demonstrations: Demonstration[]; won: number }> {
-  const { provider, tasks, paradigm, agentOptions, envOptions, countTokens } = setup;
+  const { provider, tasks, paradigm, agentOptions, envOptions, tokens } = setup;
   // The replay plays the script; the agent's policy only counts tokens, to fit prompts as in training.
   const counter: Policy = {
     name: 'token-counter',
@@ -157,7 +157,8 @@ async function scriptedDemonstrations(
     generate: async () => {
       throw new Error('the token counter of a scripted replay generates nothing');
     },
-    ...(countTokens === undefined ? {} : { countTokens }),
+    ...(tokens?.countTokens === undefined ? {} : { countTokens: tokens.countTokens.bind(tokens) }),
+    ...(tokens?.choiceTokens === undefined ? {} : { choiceTokens: tokens.choiceTokens.bind(tokens) }),
   };
   const agent =
     paradigm === 'adaplan'

@@ -107,7 +107,7 @@ export async function demonstrationsFor(
   config: CurriculumConfig,
   provider: EnvProvider,
   count: number,
-  countTokens?: (text: string) => number,
+  tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>,
 ): Promise<{ demonstrations: Demonstration[]; won: number; tasks: number }> {
   const tasks = await trainTasks(config, provider, count);
   const options = agentOptionsFor(config, { provider, temperature: 0 });
@@ -117,7 +117,7 @@ export async function demonstrationsFor(
     paradigm: config.agent.paradigm,
     agentOptions: { ...options, planSource: { kind: 'policy' } },
     envOptions: envOptionsFor(config),
-    ...(countTokens === undefined ? {} : { countTokens }),
+    ...(tokens === undefined ? {} : { tokens }),
   });
   return { demonstrations, won, tasks: tasks.length };
 }

@@ -28,7 +28,7 @@ import { type Agent, revisionDue } from './agent';
 import { parseActOutput, parsePlanOutput } from './output-parser';
 import { type PromptTemplate, planBlock, promptTemplateFor } from './prompt-templates';
 import { StepPlanDraft, stepTrie } from './step-trie';
-import { countMessageTokens, fitConversation, tokenCounterFor } from './token-budget';
+import { choiceReserve, countMessageTokens, fitConversation, tokenCounterFor } from './token-budget';
 
 export const rolloutOptionsSchema = z
   .object({
@@ -308,11 +308,8 @@ async function runWave(
         continue;
       }
       const request = { paradigm, plan: state.plan, fixedSteps: stepsDone(agent, state) };
-      // A choice needs room for at least its longest command and the end token; how the policy
-      // packs all of them is its own check.
-      const reserve = choosing
-        ? Math.max(...choices.map((choice) => count(choice) + 1))
-        : options.act.maxTokens;
+      // A choice needs room for the choices as the policy scores them (packed, or the longest).
+      const reserve = choosing ? choiceReserve(policy, choices) : options.act.maxTokens;
       const messages = prompt(
         state,
         choosing ? template.commandRequest(request) : template.actRequest(request),
@@ -594,7 +591,6 @@ async function writeStepPlans(
 ): Promise<void> {
   const { options, policy } = agent;
   const vocabulary = options.planSteps!;
-  const count = tokenCounterFor(policy);
   const drafts = writing.map((state) => {
     const fixed = state.plan === null ? [] : state.plan.slice(0, state.executedSteps);
     const steps = vocabulary.steps({ goal: state.goal, observations: state.observations });
@@ -615,7 +611,7 @@ async function writeStepPlans(
       const messages = prompt(
         entry.state,
         `${entry.request}\n${entry.draft.text()}`,
-        Math.max(...choices.map((choice) => count(choice) + 1)),
+        choiceReserve(policy, choices),
       );
       if (entry.state.done) continue;
       asking.push(entry);

@@ -153,10 +153,11 @@ function scriptedPolicy(
  * returns the (prompt, answer) pairs: commands, and plan-writing choices where the agent writes
  * plan steps. `vectorEnv` is reset once per script; one env is enough. Throws where a command is
  * not admissible when its turn comes, or a plan step not in the vocabulary. The agent's policy,
- * when given, only counts tokens, so that prompts are fitted to the context as in its rollouts.
+ * when given, only counts tokens (text and choices), so that prompts are fitted to the context as
+ * in its rollouts.
  */
 export async function replayScripts(
-  agent: Pick<Agent, 'paradigm' | 'options'> & { policy?: Pick<Policy, 'countTokens'> },
+  agent: Pick<Agent, 'paradigm' | 'options'> & { policy?: Pick<Policy, 'countTokens' | 'choiceTokens'> },
   vectorEnv: VectorEnv,
   envId: string,
   scripts: readonly Script[],
@@ -171,13 +172,18 @@ export async function replayScripts(
     const plan = agent.paradigm === 'adaplan' ? scriptPlan(agent, script) : undefined;
     const planSource = agent.options.planSource;
     const policy = scriptedPolicy(script.commands, plan, examples);
-    const countTokens = agent.policy?.countTokens;
+    const { countTokens, choiceTokens } = agent.policy ?? {};
     const scripted: Agent = {
       paradigm: agent.paradigm,
-      policy:
-        countTokens === undefined
-          ? policy
-          : { ...policy, countTokens: (text: string) => countTokens.call(agent.policy, text) },
+      policy: {
+        ...policy,
+        ...(countTokens === undefined
+          ? {}
+          : { countTokens: (text: string) => countTokens.call(agent.policy, text) }),
+        ...(choiceTokens === undefined
+          ? {}
+          : { choiceTokens: (choices: readonly string[]) => choiceTokens.call(agent.policy, choices) }),
+      },
       options: {
         ...agent.options,
         actionSpace: 'choice',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  choiceReserve,
   countMessageTokens,
   cutMiddle,
   estimateTokens,
@@ -38,6 +39,15 @@ describe('token counting', () => {
       { role: 'user' as const, content: 'abcdef' },
     ];
     expect(countMessageTokens(messages, bytes)).toBe(9 + 2 * MESSAGE_OVERHEAD_TOKENS);
+  });
+});
+
+describe('choiceReserve', () => {
+  const choices = ['go to cabinet 1', 'go to cabinet 2', 'take apple 1 from countertop 1'];
+  it("keeps the room the policy's scoring of the choices takes, else the longest choice and its end", () => {
+    const words = (text: string) => text.split(' ').length;
+    expect(choiceReserve({ countTokens: words }, choices)).toBe(6 + 1);
+    expect(choiceReserve({ countTokens: words, choiceTokens: (c) => 4 * c.length }, choices)).toBe(12);
   });
 });
 

@@ -26,6 +26,19 @@ export function tokenCounterFor(policy: Pick<Policy, 'countTokens'>): TokenCount
   return count === undefined ? estimateTokens : (text) => count.call(policy, text);
 }
 
+/**
+ * Context tokens to keep free after the prompt for `choices`: what the policy says its scoring
+ * takes, else the longest choice and its end token.
+ */
+export function choiceReserve(
+  policy: Pick<Policy, 'countTokens' | 'choiceTokens'>,
+  choices: readonly string[],
+): number {
+  if (policy.choiceTokens !== undefined) return policy.choiceTokens(choices);
+  const count = tokenCounterFor(policy);
+  return Math.max(...choices.map((choice) => count(choice) + 1));
+}
+
 export function countMessageTokens(messages: readonly ChatMessage[], count: TokenCounter): number {
   return messages.reduce((sum, message) => sum + count(message.content) + MESSAGE_OVERHEAD_TOKENS, 0);
 }

@@ -54,4 +54,9 @@ export interface Policy {
   ): Promise<GenerateResult[]>;
   /** Exact token count of `text` under this policy's tokenizer, when it has one. */
   countTokens?(text: string): number;
+  /**
+   * Context tokens `choices` take after the prompt when this policy scores them, when it knows:
+   * a policy that packs all choices into one sequence needs more than the longest one.
+   */
+  choiceTokens?(choices: readonly string[]): number;
 }

@@ -35,6 +35,15 @@ describe('packed scoring', () => {
     expect(packedLength({ prompt, candidates })).toBeLessThan(separate / 2);
   });
 
+  it("tells its samplers' users how many context tokens the packed choices take", () => {
+    const candidates = choices.map((choice) => [...policy.tokenizer.encode(choice), END_ID]);
+    const packed = packedLength({ prompt: [], candidates });
+    expect(policy.sampler().choiceTokens!(choices)).toBe(packed);
+    // Shared prefixes are packed once: less than all choices end to end, more than the longest one.
+    expect(packed).toBeLessThan(candidates.reduce((sum, c) => sum + c.length, 0));
+    expect(packed).toBeGreaterThan(Math.max(...candidates.map((c) => c.length)));
+  });
+
   it('returns the exact constrained distribution over the choices', async () => {
     const [result] = await policy.generate([{ messages, choices, temperature: 0 }]);
     const probabilities = result!.choiceLogprobs!.map(Math.exp);

@@ -146,7 +146,13 @@ export class TfjsPolicy {
       },
       generate: (requests, options) => this.generate(requests, options),
       countTokens: (text) => this.tokenizer.encode(text).length,
+      choiceTokens: (choices) => this.choiceTokens(choices),
     };
+  }
+
+  /** Tokens `choices` take after the prompt when packed into one sequence (shared prefixes once). */
+  choiceTokens(choices: readonly string[]): number {
+    return packedLength({ prompt: [], candidates: this.choiceTokenIds(choices) });
   }
 
   /** Renders each request's messages with the chat template and samples (or chooses) a reply. */
@@ -181,7 +187,7 @@ export class TfjsPolicy {
     // Constrained requests are scored in batches of similar packed length, so that short ones are
     // not padded to the longest of a mixed batch; each keeps its own rng, so results do not depend
     // on the order.
-    const candidates = new Map(constrained.map((i) => [i, this.choiceTokens(resolved[i]!.choices!)]));
+    const candidates = new Map(constrained.map((i) => [i, this.choiceTokenIds(resolved[i]!.choices!)]));
     const packed = new Map(
       constrained.map((i) => [
         i,
@@ -258,7 +264,7 @@ export class TfjsPolicy {
     }
   }
 
-  private choiceTokens(choices: readonly string[]): number[][] {
+  private choiceTokenIds(choices: readonly string[]): number[][] {
     return choices.map((choice) => [...this.tokenizer.encode(choice), END_ID]);
   }
 
