@@ -152,7 +152,12 @@ export function lightEpisode(episode: Episode): Episode {
     ...episode,
     turns: episode.turns.map((turn) => ({
       ...turn,
-      generations: turn.generations.map((g) => ({ ...g, tokenIds: [], lossMask: [], logprobs: [] })),
+      generations: turn.generations.map(({ allowedTokenIds: _allowed, ...g }) => ({
+        ...g,
+        tokenIds: [],
+        lossMask: [],
+        logprobs: [],
+      })),
     })),
   };
 }

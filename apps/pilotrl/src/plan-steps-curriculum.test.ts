@@ -2,7 +2,7 @@
 // iteration: stage 1 follows the oracle's plan in step form without revising it, stages 2 and 3
 // write and revise plans through the vocabulary, and the plan stage reports the judge's score.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,23 +40,14 @@ describe('a plan-step curriculum trained by expert iteration', () => {
     // Run asynchronously: a blocking child would keep the test worker from answering the runner.
     const { stderr } = await promisify(execFile)(
       process.execPath,
-      [
-        '--conditions=@pilotrl/source',
-        '--import',
-        'tsx',
-        bin,
-        'train',
-        '--config',
-        config,
-        '--out',
-        out,
-        '--no-report',
-      ],
+      ['--conditions=@pilotrl/source', '--import', 'tsx', bin, 'train', '--config', config, '--out', out],
       { cwd: appDir, encoding: 'utf8' },
     );
     // Demonstrations hold the plan-writing choices beside the commands.
     expect(stderr).toMatch(/sft: \d+ demonstration turns from the 4 of 4 tasks/);
 
+    // The report reads back the sampled episodes, choice generations included.
+    expect(existsSync(join(out, 'report', 'index.html'))).toBe(true);
     const metrics = readJsonl(join(out, 'metrics.jsonl')) as Record<string, number | string>[];
     expect(metrics.map((m) => m.phase)).toEqual(['sft', 'follow', 'plan', 'joint']);
     expect(metrics[2]!['charts/plan_judge_score']).toBeGreaterThanOrEqual(1);
