@@ -81,22 +81,18 @@ function scriptedPolicy(
 ): Policy {
   let played = 0;
   let partial = '';
+  /** Records the example and answers with `text`: a choice among `choices`, or free text without them. */
   const answer = (
     request: GenerateRequest,
-    choices: readonly string[],
+    choices: readonly string[] | undefined,
     text: string,
     kind: 'plan' | 'act',
-  ) => {
+  ): GenerateResult => {
     examples.push({ prompt: request.messages.map((m) => ({ ...m })), response: text, kind });
-    return {
-      text,
-      tokenIds: [],
-      logprobs: [],
-      promptTokenIds: [],
-      finishReason: 'choice' as const,
-      choiceIndex: choices.indexOf(text),
-      policyVersion: 0,
-    };
+    const base = { text, tokenIds: [], logprobs: [], promptTokenIds: [], policyVersion: 0 };
+    return choices === undefined
+      ? { ...base, finishReason: 'stop' }
+      : { ...base, finishReason: 'choice', choiceIndex: choices.indexOf(text) };
   };
   return {
     name: 'script',
@@ -110,19 +106,7 @@ function scriptedPolicy(
               'a script without a plan answers choices only; it cannot write a free-text plan (give the script a plan, or use a ReAct agent, provided plans or a plan-step vocabulary)',
             );
           }
-          examples.push({
-            prompt: request.messages.map((m) => ({ ...m })),
-            response: planBlock(plan),
-            kind: 'plan',
-          });
-          return {
-            text: planBlock(plan),
-            tokenIds: [],
-            logprobs: [],
-            promptTokenIds: [],
-            finishReason: 'stop',
-            policyVersion: 0,
-          };
+          return answer(request, undefined, planBlock(plan), 'plan');
         }
         if (isPlanStepChoice(choices)) {
           if (plan === undefined) {
