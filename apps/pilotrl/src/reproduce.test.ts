@@ -7,13 +7,14 @@ import { runCli } from './cli';
 import { parseConfig } from './config';
 import { presetConfig } from './presets';
 import { VARIANTS, variantConfig } from './reproduce';
+import { readManifest } from './run-dir';
 
 describe('reproduction variants', () => {
   it('give every RL variant the same RL iterations, with the stage schedule of its name', () => {
     const base = presetConfig('quick');
     const total = base.stages.reduce((sum, s) => sum + s.iterations, 0);
     const configs = Object.fromEntries(VARIANTS.map((v) => [v, variantConfig(base, v, 2)]));
-    for (const variant of VARIANTS.filter((v) => v !== 'sft-only')) {
+    for (const variant of VARIANTS.filter((v) => !v.endsWith('sft-only'))) {
       expect(
         configs[variant]!.stages.reduce((sum, s) => sum + s.iterations, 0),
         variant,
@@ -22,6 +23,8 @@ describe('reproduction variants', () => {
       expect(configs[variant]!.seed).toBe(2);
     }
     expect(configs.react!.agent.paradigm).toBe('react');
+    expect(configs['react-sft-only']!.agent.paradigm).toBe('react');
+    expect(configs['react-sft-only']!.stages).toEqual([]);
     expect(configs['sft-only']!.stages).toEqual([]);
     expect(configs['stage1+2+3']!.stages.map((s) => s.kind)).toEqual(['follow', 'plan', 'joint']);
     expect(configs['stage1+2']!.stages[1]!.rewards).toEqual({ outcome: 1, plan_quality: 0.5 });
@@ -98,7 +101,7 @@ describe('pilotrl reproduce', () => {
       '--seeds',
       '1,2',
       '--variants',
-      'react,stage1+2+3',
+      'react,sft-only,stage1+2+3',
       '--runs-dir',
       join(dir, 'runs'),
       '--results',
@@ -109,14 +112,25 @@ describe('pilotrl reproduce', () => {
     expect(page).toMatch(/\| ReAct: SFT, then outcome RL \(no plans\) \| \d+\.\d% \[/);
     expect(page).toContain('AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)');
     expect(page).toContain('Scale: base curriculum `tiny` on env `testkit/corridor`');
-    expect(page).toContain(`pilotrl reproduce --config ${config} --seeds 1,2 --variants react,stage1+2+3`);
-    expect(page).toMatch(/AdaPlan \(stages 1\+2\+3\) beats ReAct on valid_unseen: (yes|no|not shown) \(/);
+    expect(page).toContain(
+      `pilotrl reproduce --config ${config} --seeds 1,2 --variants react,sft-only,stage1+2+3`,
+    );
+    expect(page).toMatch(
+      /AdaPlan \(stages 1\+2\+3\) beats ReAct on valid_unseen: (shown|contradicted|not shown) \(/,
+    );
+    expect(page).toContain('## Success per task type');
+    // The AdaPlan RL variant starts from the end of the SFT-only run of its seed; ReAct, whose
+    // warm start was not asked for, trains its own.
+    expect(readManifest(join(dir, 'runs', 'stage1+2+3-seed2')).forkedFrom?.run).toBe(
+      join(dir, 'runs', 'sft-only-seed2'),
+    );
+    expect(readManifest(join(dir, 'runs', 'react-seed2')).forkedFrom).toBeUndefined();
     expect(page).toContain('![results-valid_seen.png](results/results-valid_seen.png)');
     expect(existsSync(join(dir, 'docs', 'results', 'results-valid_unseen.png'))).toBe(true);
     expect(existsSync(join(dir, 'runs', 'stage1+2+3-seed2', 'report', 'index.html'))).toBe(true);
     // A second call finds every run finished and only rewrites the page.
     err = '';
     expect(await runCli(args, io)).toBe(0);
-    expect(err.match(/already finished/g)?.length).toBe(4);
+    expect(err.match(/already finished/g)?.length).toBe(6);
   }, 120_000);
 });

@@ -13,10 +13,19 @@ import { runPaths } from './run-dir';
 import { readEvals } from './run-records';
 import { formatPercent, meanInterval, wilsonInterval } from './stats';
 
-export const VARIANTS = ['react', 'sft-only', 'stage1', 'stage1+2', 'stage1+2+3', 'joint-only'] as const;
+export const VARIANTS = [
+  'react-sft-only',
+  'react',
+  'sft-only',
+  'stage1',
+  'stage1+2',
+  'stage1+2+3',
+  'joint-only',
+] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 export const variantDescriptions: Record<Variant, string> = {
+  'react-sft-only': 'ReAct: SFT on oracle demonstrations only',
   react: 'ReAct: SFT, then outcome RL (no plans)',
   'sft-only': 'AdaPlan: SFT on oracle demonstrations only',
   stage1: 'AdaPlan: SFT, then stage 1 (follow oracle plans)',
@@ -24,6 +33,16 @@ export const variantDescriptions: Record<Variant, string> = {
   'stage1+2+3': 'AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)',
   'joint-only': 'AdaPlan: SFT, then joint outcome RL from the start',
 };
+
+/**
+ * The variant whose finished run is `variant`'s warm start: the SFT-only run of its paradigm. Every
+ * variant of one seed and paradigm shares that SFT phase, so it is trained once and forked.
+ */
+export function warmStartOf(variant: Variant): Variant | undefined {
+  if (variant === 'react') return 'react-sft-only';
+  if (variant === 'react-sft-only' || variant === 'sft-only') return undefined;
+  return 'sft-only';
+}
 
 /** Splits `total` iterations into `parts` near-equal positive shares. */
 function shares(total: number, parts: number): number[] {
@@ -61,6 +80,7 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
     return { ...common, kind, iterations, rewards: rewardsOf(kind) };
   };
   const schedules: Record<Variant, StageConfig['kind'][]> = {
+    'react-sft-only': [],
     react: ['joint'],
     'sft-only': [],
     stage1: ['follow'],
@@ -83,7 +103,7 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
       policy: { ...base.policy, seed },
       // ReAct has no plans, so a base with plan steps drops them for it.
       agent:
-        variant === 'react'
+        variant === 'react' || variant === 'react-sft-only'
           ? { ...base.agent, paradigm: 'react', plan: 'free-text' }
           : { ...base.agent, paradigm: 'adaplan' },
       stages: kinds.map((kind, i) => stage(kind, iterations[i]!)),
@@ -98,6 +118,10 @@ export interface VariantResult {
   runDir: string;
   /** Final success per split. */
   success: Record<string, { successes: number; total: number; rate: number }>;
+  /** Final mean plan-judge score (1-5) per split, where plans were judged. */
+  judgeScore: Record<string, number>;
+  /** Final successes and episodes per task type, per split. */
+  byTaskType: Record<string, Record<string, { successes: number; total: number }>>;
 }
 
 export interface ResultsPage {
@@ -116,6 +140,17 @@ export function runResult(variant: Variant, seed: number, runDir: string): Varia
       finals.map((e) => [
         e.split,
         { successes: e.success.successes, total: e.success.total, rate: e.success.rate },
+      ]),
+    ),
+    judgeScore: Object.fromEntries(
+      finals.flatMap((e) => (e.judgeScore === null ? [] : [[e.split, e.judgeScore]])),
+    ),
+    byTaskType: Object.fromEntries(
+      finals.map((e) => [
+        e.split,
+        Object.fromEntries(
+          Object.entries(e.byTaskType).map(([type, p]) => [type, { successes: p.successes, total: p.total }]),
+        ),
       ]),
     ),
   };
@@ -185,22 +220,81 @@ export function resultsPage(
       }),
     });
   }
+  // A claim that `a` beats `b`: shown when the intervals are disjoint in its favour, contradicted
+  // when they are disjoint against it, not shown when they overlap.
+  const verdict = (
+    x: { mean: number; low: number; high: number },
+    y: { mean: number; low: number; high: number },
+    figures: string,
+  ) => {
+    const direction = x.mean > y.mean ? 'higher' : x.mean === y.mean ? 'equal' : 'lower';
+    if (x.low <= y.high && y.low <= x.high)
+      return `not shown (${direction}: ${figures}; the 95% intervals overlap)`;
+    return `${x.mean > y.mean ? 'shown' : 'contradicted'} (${figures}; the 95% intervals are disjoint)`;
+  };
   const claims = (split: string) => {
     const compare = (a: Variant, b: Variant) => {
       if (!variants.includes(a) || !variants.includes(b)) return 'not measured';
       const [x, y] = [summary(a, split), summary(b, split)];
-      const direction = x.mean > y.mean ? 'higher' : x.mean === y.mean ? 'equal' : 'lower';
-      const overlap = x.pooled.low <= y.pooled.high && y.pooled.low <= x.pooled.high;
-      const figures = `${formatPercent(x.mean)} vs ${formatPercent(y.mean)}`;
-      if (overlap) return `not shown (${direction}: ${figures}; the 95% intervals overlap)`;
-      return `${x.mean > y.mean ? 'yes' : 'no'} (${figures}; the 95% intervals are disjoint)`;
+      return verdict(
+        { mean: x.mean, low: x.pooled.low, high: x.pooled.high },
+        { mean: y.mean, low: y.pooled.low, high: y.pooled.high },
+        `${formatPercent(x.mean)} vs ${formatPercent(y.mean)}`,
+      );
+    };
+    const judged = (a: Variant, b: Variant) => {
+      const [x, y] = [judge(a, split), judge(b, split)];
+      if (x === undefined || y === undefined) return 'not measured';
+      return verdict(
+        x,
+        y,
+        `${x.mean.toFixed(2)} vs ${y.mean.toFixed(2)}, mean over seeds with a 95% t-interval`,
+      );
     };
     return [
       `- AdaPlan (stages 1+2+3) beats ReAct on ${split}: ${compare('stage1+2+3', 'react')}`,
       `- Progressive (stages 1+2+3) beats joint RL from the start on ${split}: ${compare('stage1+2+3', 'joint-only')}`,
       `- RL (stages 1+2+3) beats SFT only on ${split}: ${compare('stage1+2+3', 'sft-only')}`,
+      `- Stage 2 raises the judged plan quality on ${split} (stages 1+2 vs stage 1): ${judged('stage1+2', 'stage1')}`,
     ];
   };
+  /** The mean final plan-judge score over seeds, where every seed's plans were judged. */
+  const judge = (variant: Variant, split: string) => {
+    const scores = results
+      .filter((r) => r.variant === variant)
+      .map((r) => r.judgeScore[split])
+      .filter((score): score is number => score !== undefined);
+    return scores.length === 0 ? undefined : meanInterval(scores);
+  };
+  const judgeRows = variants.flatMap((variant) => {
+    const cells = splits.map((split) => judge(variant, split));
+    if (cells.every((cell) => cell === undefined)) return [];
+    return [
+      `| ${variantDescriptions[variant]} | ${cells
+        .map((cell) =>
+          cell === undefined
+            ? '—'
+            : `${cell.mean.toFixed(2)} [${cell.low.toFixed(2)}, ${cell.high.toFixed(2)}]`,
+        )
+        .join(' | ')} |`,
+    ];
+  });
+  const taskTypes = [
+    ...new Set(results.flatMap((r) => Object.values(r.byTaskType).flatMap((types) => Object.keys(types)))),
+  ].sort();
+  const taskTypeTable = (split: string) => [
+    `| variant | ${taskTypes.join(' | ')} |`,
+    `|---|${taskTypes.map(() => '---').join('|')}|`,
+    ...variants.map((variant) => {
+      const runs = results.filter((r) => r.variant === variant);
+      const cells = taskTypes.map((type) => {
+        const successes = runs.reduce((sum, r) => sum + (r.byTaskType[split]?.[type]?.successes ?? 0), 0);
+        const total = runs.reduce((sum, r) => sum + (r.byTaskType[split]?.[type]?.total ?? 0), 0);
+        return total === 0 ? '—' : `${formatPercent(successes / total)} (${successes}/${total})`;
+      });
+      return `| ${variant} | ${cells.join(' | ')} |`;
+    }),
+  ];
   const markdown = [
     '# Results: PilotRL reproduction',
     '',
@@ -217,6 +311,27 @@ export function resultsPage(
     '',
     ...splits.flatMap(claims),
     '',
+    ...(judgeRows.length === 0
+      ? []
+      : [
+          '## Plan quality',
+          '',
+          'Mean final plan-judge score (1-5: correctness, followability, standardization) over seeds, with a 95% t-interval.',
+          '',
+          `| variant | ${splits.join(' | ')} |`,
+          `|---|${splits.map(() => '---').join('|')}|`,
+          ...judgeRows,
+          '',
+        ]),
+    ...(taskTypes.length === 0
+      ? []
+      : [
+          '## Success per task type',
+          '',
+          'Final successes over all seeds, per task type.',
+          '',
+          ...splits.flatMap((split) => [`### ${split}`, '', ...taskTypeTable(split), '']),
+        ]),
     '## Plots',
     '',
     ...Object.keys(pngs).map((name) => `![${name}](${relative(pageDir, join(pageDir, 'results', name))})`),

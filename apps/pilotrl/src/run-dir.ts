@@ -27,6 +27,8 @@ export interface RunManifest {
     tensorflowVersion?: string;
     backendSkipped?: Record<string, string>;
   };
+  /** The finished run this one started from, and the checkpoint and number of phases it took. */
+  forkedFrom?: { run: string; checkpoint: string; phases: number };
 }
 
 export const runPaths = (runDir: string) => ({

@@ -1,10 +1,11 @@
 // ALFWorld's plan-step vocabulary: the subgoals a plan can name, over the receptacles the opening
 // observation lists and the object types named in the goal or seen since.
-//   go to <receptacle>                      take <object> from <receptacle>
+//   go to <receptacle>                      take <object>
 //   heat|cool|clean <object> with <appliance>   put <object> in <receptacle>
 //   use <lamp>
-// Objects are written by type ("take apple from countertop 1"): a plan is made before the object is
-// found, and any instance of the type carries the step out. Appliances are the receptacles that do
+// Objects are written by type and taken from wherever they turn up ("take apple"): a plan is made
+// before the object is found, so it cannot know where, and any instance of the type taken from any
+// receptacle carries the step out. Appliances are the receptacles that do
 // the treatment (microwave, fridge, sinkbasin), lamps the lamp types.
 import type { PlanStepVocabulary } from '@pilotrl/core';
 import { goalTemplates } from './vocabulary';
@@ -55,11 +56,11 @@ const instanceOf = (type: string) => `${literal(type)} \\d+`;
 export function alfworldPlanOf(actions: readonly string[]): string[] {
   const steps: string[] = [];
   for (const action of actions) {
-    const take = /^take (\S+) \d+ from (.+)$/.exec(action);
+    const take = /^take (\S+) \d+ from .+$/.exec(action);
     const treat = /^(heat|cool|clean) (\S+) \d+ with (.+)$/.exec(action);
     const put = /^(?:put (\S+) \d+ in\/on|move (\S+) \d+ to) (.+)$/.exec(action);
     const use = /^use (\S+) \d+$/.exec(action);
-    if (take) steps.push(`take ${take[1]} from ${take[2]}`);
+    if (take) steps.push(`take ${take[1]}`);
     else if (treat) steps.push(`${treat[1]} ${treat[2]} with ${treat[3]}`);
     else if (put) steps.push(`put ${put[1] ?? put[2]} in ${put[3]}`);
     else if (use) steps.push(`use ${use[1]}`);
@@ -80,7 +81,7 @@ export const alfworldPlanSteps: PlanStepVocabulary = {
     const objects = [...types].filter((type) => !lampTypes.has(type));
     const steps = receptacles.map((receptacle) => `go to ${receptacle}`);
     for (const object of objects) {
-      for (const receptacle of receptacles) steps.push(`take ${object} from ${receptacle}`);
+      steps.push(`take ${object}`);
       for (const [verb, appliance] of Object.entries(appliances)) {
         for (const receptacle of receptacles) {
           if (typeOf(receptacle) === appliance) steps.push(`${verb} ${object} with ${receptacle}`);
@@ -95,10 +96,10 @@ export const alfworldPlanSteps: PlanStepVocabulary = {
   executes(step, action, observation) {
     const go = /^go to (.+)$/.exec(step);
     if (go) return action === step && observation.startsWith('You arrive');
-    const take = /^take (\S+) from (.+)$/.exec(step);
+    const take = /^take (\S+)$/.exec(step);
     if (take) {
       return (
-        new RegExp(`^take ${instanceOf(take[1]!)} from ${literal(take[2]!)}$`).test(action) &&
+        new RegExp(`^take ${instanceOf(take[1]!)} from `).test(action) &&
         observation.startsWith('You pick up')
       );
     }

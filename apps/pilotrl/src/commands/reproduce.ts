@@ -1,9 +1,12 @@
 // `pilotrl reproduce`: trains every variant of the paper's comparison for every seed (resuming
-// runs that were interrupted, skipping finished ones) and writes the results page.
+// runs that were interrupted, skipping finished ones) and writes the results page. The SFT-only
+// run of each paradigm and seed is the warm start of that paradigm's RL variants: it is trained
+// first and each RL variant starts from its end (a fork), so the shared SFT phase runs once.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { latestCheckpoint, readTrainerState } from '../checkpoint';
 import { curriculumPhases } from '../curriculum';
+import { forkRun } from '../fork';
 import {
   describeScale,
   resultsPage,
@@ -12,6 +15,7 @@ import {
   type Variant,
   type VariantResult,
   variantConfig,
+  warmStartOf,
   writeResultsPage,
 } from '../reproduce';
 import { runPaths } from '../run-dir';
@@ -35,24 +39,40 @@ function finished(runDir: string, phases: number): boolean {
 
 export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<VariantResult[]> {
   const base = resolveConfig(options.config);
-  const results: VariantResult[] = [];
+  // Warm starts before the variants that fork from them; results keep the requested order.
+  const order = [...options.variants].sort(
+    (a, b) => Number(warmStartOf(a) !== undefined) - Number(warmStartOf(b) !== undefined),
+  );
+  const runDirOf = (variant: Variant, seed: number) => resolve(options.runsDir, `${variant}-seed${seed}`);
   for (const seed of options.seeds) {
-    for (const variant of options.variants) {
+    for (const variant of order) {
       const config = variantConfig(base, variant, seed);
-      const runDir = resolve(options.runsDir, `${variant}-seed${seed}`);
+      const runDir = runDirOf(variant, seed);
+      const warmStart = warmStartOf(variant);
       if (finished(runDir, curriculumPhases(config).length)) {
         io.stderr.write(`pilotrl reproduce: ${variant} seed ${seed} already finished in ${runDir}\n`);
-      } else if (existsSync(runPaths(runDir).manifest)) {
+        continue;
+      }
+      if (!existsSync(runPaths(runDir).manifest) && warmStart !== undefined) {
+        const source = runDirOf(warmStart, seed);
+        if (options.variants.includes(warmStart) && existsSync(runPaths(source).manifest)) {
+          io.stderr.write(`pilotrl reproduce: ${variant} seed ${seed} starts from the end of ${source}\n`);
+          forkRun(source, runDir, config, ['pilotrl', 'reproduce', variant, String(seed)]);
+        }
+      }
+      if (existsSync(runPaths(runDir).manifest)) {
         await train({ resume: runDir, report: true }, io, ['train', '--resume', runDir]);
       } else {
         await train({ config, out: runDir, report: true }, io, ['reproduce', variant, String(seed)]);
       }
-      results.push({
-        ...runResult(variant, seed, runDir),
-        runDir: join(options.runsDir, `${variant}-seed${seed}`),
-      });
     }
   }
+  const results: VariantResult[] = options.seeds.flatMap((seed) =>
+    options.variants.map((variant) => ({
+      ...runResult(variant, seed, runDirOf(variant, seed)),
+      runDir: join(options.runsDir, `${variant}-seed${seed}`),
+    })),
+  );
   const command = [
     'pnpm pilotrl reproduce',
     `--config ${options.config}`,
