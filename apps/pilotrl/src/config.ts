@@ -98,6 +98,12 @@ export const agentConfigSchema = strict({
 export const sftConfigSchema = strict({
   /** Oracle demonstrations generated from train tasks. */
   demonstrations: positiveInt,
+  /**
+   * Who plays them: `oracle` (the oracle's own solution: it walks straight to objects it knows the
+   * place of) or `searching` (the env's demonstrator carries the oracle's plan out from what an agent
+   * sees, looking in likely places first; the oracle's solution where it cannot).
+   */
+  demonstrator: z.enum(['oracle', 'searching']).default('oracle'),
   steps: positiveInt,
   batchSize: positiveInt.default(32),
   learningRate: z.number().positive(),

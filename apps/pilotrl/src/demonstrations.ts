@@ -16,6 +16,7 @@ import {
 import {
   type ChatMessage,
   ConfigError,
+  type Demonstrator,
   type GenerateRequest,
   type GenerateResult,
   InvalidArgumentError,
@@ -99,6 +100,19 @@ export interface DemonstrationSetup {
   envOptions: Record<string, unknown>;
   /** The policy's token counts (text, choices), so that prompts are fitted to the context as in training. */
   tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>;
+  /** Plays each oracle solution from what an agent sees; the oracle's own is kept where it cannot within the agent's turns. */
+  demonstrator?: Demonstrator;
+}
+
+/** The solution to demonstrate on `task`: the demonstrator's play of the oracle's, where it fits in `maxTurns`. */
+async function solutionFor(
+  setup: DemonstrationSetup,
+  task: TaskRef,
+  maxTurns: number,
+): Promise<OracleSolution> {
+  const solution = await setup.provider.tasks.oracle!(task);
+  const played = await setup.demonstrator?.demonstrate(task, solution);
+  return played !== undefined && played.actions.length <= maxTurns ? played : solution;
 }
 
 /** Plays `tasks` with the oracle through the agent and returns every (prompt, expert answer) pair. */
@@ -106,8 +120,7 @@ export async function oracleDemonstrations(
   setup: DemonstrationSetup,
 ): Promise<{ demonstrations: Demonstration[]; won: number }> {
   const { provider, tasks, paradigm, agentOptions, envOptions, tokens } = setup;
-  const oracle = provider.tasks.oracle?.bind(provider.tasks);
-  if (oracle === undefined) {
+  if (provider.tasks.oracle === undefined) {
     throw new ConfigError(
       `env "${provider.envId}" has no oracle, so it cannot give SFT demonstrations; remove \`sft\``,
     );
@@ -125,7 +138,7 @@ export async function oracleDemonstrations(
   let won = 0;
   try {
     for (const task of tasks) {
-      policy.solution = await oracle(task);
+      policy.solution = await solutionFor(setup, task, agent.options.maxTurns);
       policy.turn = 0;
       policy.transcript.length = 0;
       const [episode] = await rollout(agent, vectorEnv, {
@@ -170,7 +183,7 @@ async function scriptedDemonstrations(
   let won = 0;
   try {
     for (const task of tasks) {
-      const solution = await provider.tasks.oracle!(task);
+      const solution = await solutionFor(setup, task, maxTurns);
       // A solution longer than the agent's turns would be cut short; it teaches nothing.
       if (solution.actions.length > maxTurns) continue;
       const plan = paradigm === 'adaplan' && agentOptions.planSteps === undefined ? solution.plan : undefined;

@@ -3,6 +3,7 @@
 // this registry of providers, pre-filled with the built-in envs.
 import {
   createRegistry,
+  type Demonstrator,
   type EpisodeViewFactory,
   type HindsightRelabeller,
   type OracleSolution,
@@ -16,6 +17,7 @@ import {
   alfworldPlanSteps,
   alfworldStateView,
   createAlfworldEnv,
+  createAlfworldSearcher,
   createDirectoryTaskSource,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
@@ -32,6 +34,8 @@ export interface EnvProvider {
   readonly hindsight?: HindsightRelabeller;
   /** The env's plan-step vocabulary (`agent.plan: steps`); it needs `planOf` to give oracle plans in it. */
   readonly planSteps?: PlanStepVocabulary;
+  /** Plays oracle solutions from what an agent sees (`sft.demonstrator: searching`). */
+  readonly demonstrator?: Demonstrator;
 }
 
 export type EnvProviderFactory = (options: Record<string, unknown>) => EnvProvider;
@@ -77,6 +81,7 @@ envProviders.register(ALFWORLD_ENV_ID, (options) => {
     view: alfworldStateView,
     hindsight: alfworldHindsight,
     planSteps: alfworldPlanSteps,
+    demonstrator: createAlfworldSearcher(() => createAlfworldEnv({ ...options, maxSteps: 100 })),
     tasks: withCachedOracle(
       dataDir === undefined
         ? createGeneratedTaskSource({ dialect })

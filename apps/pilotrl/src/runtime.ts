@@ -111,6 +111,12 @@ export async function demonstrationsFor(
 ): Promise<{ demonstrations: Demonstration[]; won: number; tasks: number }> {
   const tasks = await trainTasks(config, provider, count);
   const options = agentOptionsFor(config, { provider, temperature: 0 });
+  const searching = config.sft?.demonstrator === 'searching';
+  if (searching && provider.demonstrator === undefined) {
+    throw new ConfigError(
+      `sft.demonstrator: env "${provider.envId}" has no searching demonstrator; use "oracle"`,
+    );
+  }
   const { demonstrations, won } = await oracleDemonstrations({
     provider,
     tasks,
@@ -118,6 +124,7 @@ export async function demonstrationsFor(
     agentOptions: { ...options, planSource: { kind: 'policy' } },
     envOptions: envOptionsFor(config),
     ...(tokens === undefined ? {} : { tokens }),
+    ...(searching ? { demonstrator: provider.demonstrator } : {}),
   });
   return { demonstrations, won, tasks: tasks.length };
 }

@@ -2,11 +2,13 @@
 // agent loop where given and replaced by a generic fallback where not:
 // - an episode view: what a policy is shown of an episode as one prompt rebuilt every turn, the
 //   alternative to a growing conversation for small models (a few dozen tokens instead of hundreds);
-// - hindsight relabelling: the goal a lost episode did reach, so self-improvement can learn from it.
+// - hindsight relabelling: the goal a lost episode did reach, so self-improvement can learn from it;
+// - a plan-step vocabulary: the steps a plan may name, so a policy writes plans that always parse;
+// - a demonstrator: oracle solutions played as an agent that sees only observations would play them.
 
 import type { StepResult } from './env';
 import type { Rng } from './rng';
-import type { Plan } from './task';
+import type { OracleSolution, Plan, TaskRef } from './task';
 
 /** What the policy sees of one episode so far; it is told every command and the env's answer. */
 export interface EpisodeView {
@@ -58,4 +60,14 @@ export interface PlanStepVocabulary {
    * from the policy.
    */
   planOf?(actions: readonly string[]): Plan;
+}
+
+/**
+ * Demonstrations an agent can imitate from what it sees. An oracle plans on the whole state (it
+ * walks straight to where an object lies); a demonstrator carries out the oracle's solution as an
+ * agent that knows only its observations would, e.g. searching likely places first.
+ */
+export interface Demonstrator {
+  /** The solution played that way, or undefined when the demonstrator cannot carry it out. */
+  demonstrate(task: TaskRef, solution: OracleSolution): Promise<OracleSolution | undefined>;
 }

@@ -52,6 +52,7 @@ export { solveGame } from './oracle';
 export { parseDomain, parseProblem } from './pddl';
 export { alfworldPlanOf, alfworldPlanSteps } from './plan-steps';
 export { readActionsFile, replayFiles, replayTranscript } from './replay';
+export { createAlfworldSearcher, type SearcherOptions } from './searcher';
 export { alfworldStateView } from './state-view';
 export {
   createDirectoryTaskSource,

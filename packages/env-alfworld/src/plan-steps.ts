@@ -14,7 +14,7 @@ const appliances = { heat: 'microwave', cool: 'fridge', clean: 'sinkbasin' } as 
 const lampTypes = new Set(['desklamp', 'floorlamp']);
 
 /** The "a cabinet 4, a cabinet 3, and a toaster 1" instances an observation lists after "you see". */
-function listedInstances(observation: string): string[] {
+export function listedInstances(observation: string): string[] {
   const instances: string[] = [];
   for (const seen of observation.matchAll(/you see ([^.]*)\./gi)) {
     for (const item of seen[1]!.matchAll(/\ban? ([a-z]+ \d+)/g)) instances.push(item[1]!);
@@ -22,7 +22,7 @@ function listedInstances(observation: string): string[] {
   return instances;
 }
 
-const typeOf = (instance: string) => instance.replace(/ \d+$/, '');
+export const typeOf = (instance: string) => instance.replace(/ \d+$/, '');
 
 /** The object and lamp types a goal sentence names, read with the generator's templates. */
 function goalTypes(goal: string): string[] {
