@@ -128,6 +128,9 @@ describe('curriculum config', () => {
         stages: [{ ...stage, kind: 'follow', planSource: 'llm' }],
       }),
     ).toContain('stages.0.planSource: an LLM writes free-text plans');
+    expect(problems({ stages: [{ ...stage, kind: 'follow', planCandidates: 3 }] })).toContain(
+      "stages.0.planCandidates: candidate plans are drawn in the env's plan steps",
+    );
     expect(problems({ agent: { paradigm: 'react' }, stages: [{ ...stage, kind: 'follow' }] })).toContain(
       'stages.0.kind: stage "follow" trains plans, but agent.paradigm is "react"',
     );

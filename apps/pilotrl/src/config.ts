@@ -181,6 +181,11 @@ export const stageConfigSchema = z.discriminatedUnion('kind', [
     ...stageBase,
     /** Who writes the plan the policy follows. */
     planSource: z.enum(['oracle', 'llm']).default('oracle'),
+    /**
+     * Plans offered per task (oracle plans in the env's plan steps): the oracle's among other plans
+     * that reach the goal, for the policy to pick one and follow it. 1 gives the oracle's alone.
+     */
+    planCandidates: positiveInt.default(1),
   }),
   strict({
     kind: z.literal('plan'),
@@ -298,6 +303,12 @@ export const curriculumConfigSchema = strict({
       issue(
         at('planSource'),
         'an LLM writes free-text plans, which agent.plan: steps cannot follow; use "oracle"',
+      );
+    }
+    if (stage.kind === 'follow' && stage.planCandidates > 1 && config.agent.plan !== 'steps') {
+      issue(
+        at('planCandidates'),
+        "candidate plans are drawn in the env's plan steps; set agent.plan: steps or planCandidates: 1",
       );
     }
     if (needsLlm && config.llm === undefined) {

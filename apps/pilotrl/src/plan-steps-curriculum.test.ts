@@ -14,7 +14,7 @@ const appDir = join(import.meta.dirname, '..');
 const bin = join(appDir, 'src', 'bin.ts');
 
 describe('a plan-step curriculum trained by expert iteration', () => {
-  it('follows given plans in stage 1, writes and revises them in stages 2 and 3', async () => {
+  it('follows given plans in stage 1 (picked among candidates), writes and revises them in stages 2 and 3', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-plan-steps-'));
     const config = join(dir, 'steps.yaml');
     const ei = 'algorithm: expert-iteration, expertIteration: { sftSteps: 2, batchSize: 4, mix: 0.5 }';
@@ -29,7 +29,7 @@ describe('a plan-step curriculum trained by expert iteration', () => {
         'agent: { paradigm: adaplan, prompt: view, actionSpace: choice, plan: steps, planRevision: every-turn, maxPlanSteps: 4 }',
         'sft: { demonstrations: 4, steps: 4, batchSize: 8, learningRate: 0.01, stepsPerIteration: 4, warmupSteps: 1 }',
         'stages:',
-        `  - { kind: follow, ${stage}, rewards: { outcome: 1, plan_adherence: 0.5 } }`,
+        `  - { kind: follow, ${stage}, planCandidates: 3, rewards: { outcome: 1, plan_adherence: 0.5 } }`,
         `  - { kind: plan, ${stage}, rewards: { outcome: 1, plan_quality: 0.5 } }`,
         `  - { kind: joint, ${stage}, rewards: { outcome: 1 } }`,
         'eval: { episodes: 1, every: 10, splits: [valid_unseen] }',
@@ -60,6 +60,14 @@ describe('a plan-step curriculum trained by expert iteration', () => {
       expect(episode.metadata.planKind).toBe('steps');
       expect(episode.planHistory.map((revision) => revision.source)).toEqual(['oracle']);
     }
+    // Stage 1 offers candidate plans where the room has another receptacle of a type the plan uses:
+    // the policy's first generation picks one.
+    expect(
+      byPhase('follow').some((episode) => {
+        const first = episode.turns[0]?.generations[0];
+        return first?.kind === 'plan' && first.finishReason === 'choice';
+      }),
+    ).toBe(true);
     for (const phase of ['plan', 'joint']) {
       const episodes = byPhase(phase);
       expect(episodes.length).toBeGreaterThan(0);

@@ -70,14 +70,26 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
       plan: { outcome: 1, plan_quality: 0.5 },
       joint: { outcome: 1 },
     }[kind];
+  // Settings of one stage kind (stage 1's plan source and candidates, stage 2's judge) come from
+  // the base's stage of that kind, the rest from its first stage.
+  const kindSettings = (kind: StageConfig['kind']) => {
+    const own = base.stages.find((s) => s.kind === kind) as
+      | (StageConfig & { planSource?: unknown; planCandidates?: unknown; judge?: unknown })
+      | undefined;
+    if (own === undefined) return {};
+    const { planSource, planCandidates, judge } = own;
+    return Object.fromEntries(
+      Object.entries({ planSource, planCandidates, judge }).filter(([, value]) => value !== undefined),
+    );
+  };
   const stage = (kind: StageConfig['kind'], iterations: number) => {
     const {
       kind: _kind,
       name: _name,
       ...rest
-    } = template as StageConfig & { planSource?: unknown; judge?: unknown };
-    const { planSource: _p, judge: _j, ...common } = rest;
-    return { ...common, kind, iterations, rewards: rewardsOf(kind) };
+    } = template as StageConfig & { planSource?: unknown; planCandidates?: unknown; judge?: unknown };
+    const { planSource: _p, planCandidates: _c, judge: _j, ...common } = rest;
+    return { ...common, ...kindSettings(kind), kind, iterations, rewards: rewardsOf(kind) };
   };
   const schedules: Record<Variant, StageConfig['kind'][]> = {
     'react-sft-only': [],

@@ -69,11 +69,26 @@ function followPlanSource(
     const client = createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv });
     return { kind: 'provided', source: 'llm', provider: llmPlanProvider(client, provider.envId) };
   }
-  const planOf = config.agent.plan === 'steps' ? planStepsOf(config, provider).planOf : undefined;
+  if (config.agent.plan !== 'steps') {
+    return { kind: 'provided', source: 'oracle', provider: oraclePlanProvider(provider.tasks) };
+  }
+  const vocabulary = planStepsOf(config, provider);
+  const candidates = stage.kind === 'follow' ? stage.planCandidates : 1;
+  if (candidates > 1 && vocabulary.alternatives === undefined) {
+    throw new ConfigError(
+      `planCandidates: env "${config.env.id}" offers no alternative plans in its plan steps; use planCandidates: 1`,
+    );
+  }
   return {
     kind: 'provided',
     source: 'oracle',
-    provider: oraclePlanProvider(provider.tasks, planOf === undefined ? {} : { planOf }),
+    provider: oraclePlanProvider(provider.tasks, {
+      planOf: vocabulary.planOf!,
+      candidates,
+      ...(vocabulary.alternatives === undefined
+        ? {}
+        : { alternatives: vocabulary.alternatives.bind(vocabulary) }),
+    }),
   };
 }
 

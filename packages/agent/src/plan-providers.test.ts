@@ -15,6 +15,27 @@ describe('plan providers', () => {
     expect(plans).toEqual([(await keyDoorTasks.oracle(task!)).plan]);
   });
 
+  it('offers the oracle plan among alternatives, at most `candidates`, in an order fixed by the task', async () => {
+    const tasks = await keyDoorTasks.tasks('valid_seen', { limit: 6 });
+    const provider = oraclePlanProvider(keyDoorTasks, {
+      candidates: 3,
+      alternatives: (plan) => [1, 2, 3, 4].map((n) => [...plan, `variant ${n}`]),
+    });
+    const positions = new Set<number>();
+    for (const task of tasks) {
+      const input = { task, goal: '', initialObservation: '', admissibleActions: [] };
+      const plans = await provider(input);
+      const oracle = (await keyDoorTasks.oracle(task)).plan;
+      expect(plans).toHaveLength(3);
+      expect(plans).toContainEqual(oracle);
+      expect(await provider(input)).toEqual(plans);
+      positions.add(plans.findIndex((plan) => plan.join() === oracle.join()));
+    }
+    // The oracle's plan is not always in the same place, so its position teaches nothing.
+    expect(positions.size).toBeGreaterThan(1);
+    expect(() => oraclePlanProvider(keyDoorTasks, { candidates: 0 })).toThrow(InvalidArgumentError);
+  });
+
   it('refuses a task source without an oracle', () => {
     const { oracle: _oracle, ...withoutOracle } = keyDoorTasks;
     const source: TaskSource = {

@@ -1,14 +1,28 @@
 // Plan sources outside the policy, for PilotRL's first stage (learning to follow a given plan).
-import { InvalidArgumentError, type Plan, parseOrThrow, planSchema, type TaskSource } from '@pilotrl/core';
+import {
+  createRng,
+  hashString,
+  InvalidArgumentError,
+  type Plan,
+  parseOrThrow,
+  planSchema,
+  type TaskSource,
+} from '@pilotrl/core';
 import type { PlanProvider } from './agent';
 
 /**
  * The env oracle's reference plan for each task; with `planOf` (a plan-step vocabulary's), the plan
- * of the oracle's actions in that vocabulary instead.
+ * of the oracle's actions in that vocabulary instead. With `candidates` above 1 and `alternatives`
+ * (a vocabulary's), up to that many plans: the oracle's among other plans that reach the goal, in
+ * an order drawn from the task's seed, for the policy to pick one.
  */
 export function oraclePlanProvider(
   taskSource: TaskSource,
-  options: { planOf?: (actions: readonly string[]) => Plan } = {},
+  options: {
+    planOf?: (actions: readonly string[]) => Plan;
+    alternatives?: (plan: Plan, input: { goal: string; observations: readonly string[] }) => Plan[];
+    candidates?: number;
+  } = {},
 ): PlanProvider {
   const oracle = taskSource.oracle;
   if (oracle === undefined) {
@@ -16,10 +30,17 @@ export function oraclePlanProvider(
       `task source of env "${taskSource.envId}" has no oracle; use a plan provider that does not need one`,
     );
   }
-  const { planOf } = options;
-  return async ({ task }) => {
+  const { planOf, alternatives, candidates = 1 } = options;
+  if (!Number.isInteger(candidates) || candidates < 1) {
+    throw new InvalidArgumentError(`candidates must be a positive integer, got ${candidates}`);
+  }
+  return async ({ task, goal, initialObservation }) => {
     const solution = await oracle.call(taskSource, task);
-    return [planOf === undefined ? solution.plan : planOf(solution.actions)];
+    const plan = planOf === undefined ? solution.plan : planOf(solution.actions);
+    if (candidates === 1 || alternatives === undefined) return [plan];
+    const rng = createRng(hashString(`${task.taskId}/${task.seed}/plan candidates`));
+    const others = rng.shuffle(alternatives(plan, { goal, observations: [initialObservation] }));
+    return rng.shuffle([plan, ...others.slice(0, candidates - 1)]);
   };
 }
 

@@ -14,7 +14,7 @@ import {
   type TaskRef,
   type VectorEnv,
 } from '@pilotrl/core';
-import type { Agent } from './agent';
+import type { Agent, PlanProvider } from './agent';
 import { planBlock } from './prompt-templates';
 import { rollout } from './rollout';
 import { isPlanStepChoice, openStepNumber, PLAN_END } from './step-trie';
@@ -108,6 +108,10 @@ function scriptedPolicy(
           }
           return answer(request, undefined, planBlock(plan), 'plan');
         }
+        if (plan !== undefined && choices.includes(planBlock(plan))) {
+          // A choice among provided candidate plans: the script's is the one it follows.
+          return answer(request, choices, planBlock(plan), 'plan');
+        }
         if (isPlanStepChoice(choices)) {
           if (plan === undefined) {
             throw new InvalidArgumentError('the agent writes plan steps, but the script has no plan');
@@ -173,7 +177,7 @@ export async function replayScripts(
         actionSpace: 'choice',
         maxTurns: script.commands.length,
         ...(planSource.kind === 'provided' && plan !== undefined
-          ? { planSource: { ...planSource, provider: async () => [plan] } }
+          ? { planSource: { ...planSource, provider: candidatesWith(planSource.provider, plan) } }
           : {}),
       },
     };
@@ -192,6 +196,18 @@ export async function replayScripts(
     replays.push({ examples, won: episode!.won });
   }
   return replays;
+}
+
+/**
+ * The provider's candidates where they include `plan` (the replay then picks it among them, as the
+ * policy did), else `plan` alone.
+ */
+function candidatesWith(provider: PlanProvider, plan: Plan): PlanProvider {
+  const block = planBlock(plan);
+  return async (input) => {
+    const candidates = await provider(input);
+    return candidates.some((candidate) => planBlock(candidate) === block) ? candidates : [plan];
+  };
 }
 
 /** The plan an AdaPlan script writes or follows: its own, else the vocabulary's plan of its commands. */

@@ -60,6 +60,12 @@ export interface PlanStepVocabulary {
    * from the policy.
    */
   planOf?(actions: readonly string[]): Plan;
+  /**
+   * Other plans in this vocabulary that reach the goal `plan` reaches, in the room the observations
+   * show (e.g. the same steps at another receptacle of the same type): the candidates a policy
+   * learning to follow plans picks among. May be empty.
+   */
+  alternatives?(plan: Plan, input: { goal: string; observations: readonly string[] }): Plan[];
 }
 
 /**

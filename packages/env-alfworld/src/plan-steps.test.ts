@@ -37,6 +37,38 @@ describe('the ALFWorld plan-step vocabulary', () => {
     expect(types.size).toBe(6);
   });
 
+  it('offers alternative plans at other receptacles of the same type, each of which wins', async () => {
+    const source = createGeneratedTaskSource();
+    let offered = 0;
+    for (const task of await source.tasks('train', { limit: 24 })) {
+      const env = new AlfworldEnv({ maxSteps: 50 });
+      const opening = await env.reset({ seed: task.seed, taskId: task.taskId });
+      const { actions } = await source.oracle!(task);
+      const plan = alfworldPlanOf(actions);
+      const input = { goal: opening.info.task!, observations: [opening.observation] };
+      const vocabulary = new Set(alfworldPlanSteps.steps(input));
+      for (const alternative of alfworldPlanSteps.alternatives!(plan, input)) {
+        offered += 1;
+        expect(alternative).not.toEqual(plan);
+        for (const step of alternative) expect(vocabulary).toContain(step);
+        // The swap, applied to the oracle's commands (opening the other receptacle where it is
+        // closed), wins the game.
+        const index = alternative.findIndex((step, i) => step !== plan[i]);
+        const from = / (?:in|with) (.+)$/.exec(plan[index]!)![1]!;
+        const to = / (?:in|with) (.+)$/.exec(alternative[index]!)![1]!;
+        await env.reset({ seed: task.seed, taskId: task.taskId });
+        let won = false;
+        for (const action of actions) {
+          const step = await env.step(action.replace(new RegExp(`${from}$`), to));
+          won = step.info.won;
+          if (step.admissibleActions?.includes(`open ${to}`)) await env.step(`open ${to}`);
+        }
+        expect(won, `${task.taskId}: ${from} → ${to}`).toBe(true);
+      }
+    }
+    expect(offered).toBeGreaterThan(0);
+  });
+
   it('grows with the object types seen, and a failed command carries out nothing', async () => {
     const [task] = await taskSource.tasks('train', { limit: 1 });
     const env = new AlfworldEnv();

@@ -126,4 +126,21 @@ export const alfworldPlanSteps: PlanStepVocabulary = {
   },
 
   planOf: alfworldPlanOf,
+
+  alternatives(plan, { observations }) {
+    // A goal names receptacle types, so any receptacle of the type the plan uses does as well;
+    // one receptacle of the plan is swapped for another of its type, everywhere it appears.
+    const present = [...new Set(listedInstances(observations[0] ?? ''))];
+    const used = [...new Set(plan.flatMap((step) => /(?: in | with )(.+)$/.exec(step)?.[1] ?? []))];
+    const alternatives: string[][] = [];
+    for (const receptacle of used) {
+      for (const other of present) {
+        if (other === receptacle || typeOf(other) !== typeOf(receptacle) || used.includes(other)) continue;
+        alternatives.push(
+          plan.map((step) => step.replace(new RegExp(` ${literal(receptacle)}$`), ` ${other}`)),
+        );
+      }
+    }
+    return alternatives;
+  },
 };
