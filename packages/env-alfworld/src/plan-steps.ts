@@ -45,7 +45,7 @@ function goalTypes(goal: string): string[] {
 }
 
 /** `text` as a regular expression matching it literally. */
-const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+export const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 /** A type followed by an instance number, as commands write objects: "apple" matches "apple 12". */
 const instanceOf = (type: string) => `${literal(type)} \\d+`;
 

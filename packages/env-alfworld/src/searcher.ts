@@ -5,7 +5,7 @@
 // until one shows it, goes back to where it saw one before when it needs another, and only then
 // takes, treats and puts it as the plan says.
 import type { Demonstrator, OracleSolution, TaskRef, TextEnv } from '@pilotrl/core';
-import { alfworldPlanOf, alfworldPlanSteps, listedInstances, typeOf } from './plan-steps';
+import { alfworldPlanOf, alfworldPlanSteps, listedInstances, literal, typeOf } from './plan-steps';
 import { canContain, sceneryPlaces } from './vocabulary';
 
 /** Receptacle type → the object types it may hold, all in the lower case the game text uses. */
@@ -20,8 +20,6 @@ for (const [object, receptacles] of Object.entries(sceneryPlaces)) {
     holds.get(key)!.add(object.toLowerCase());
   }
 }
-
-const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
 export interface SearcherOptions {
   /** The most commands a demonstration may take; a longer search gives no demonstration. */
@@ -80,8 +78,8 @@ function nextCommand(step: string, state: SearchState, admissible: readonly stri
     const [, verb, type] = fetch as unknown as [string, 'take' | 'use', string];
     const pattern =
       verb === 'take'
-        ? new RegExp(`^take (${escape(type)} \\d+) from `)
-        : new RegExp(`^use (${escape(type)} \\d+)$`);
+        ? new RegExp(`^take (${literal(type)} \\d+) from `)
+        : new RegExp(`^use (${literal(type)} \\d+)$`);
     const here = admissible.find((command) => {
       const match = pattern.exec(command);
       return match !== null && !state.placed.has(match[1]!);
@@ -97,12 +95,12 @@ function nextCommand(step: string, state: SearchState, admissible: readonly stri
   const treat = /^(heat|cool|clean) (\S+) with (.+)$/.exec(step);
   const put = /^put (\S+) in (.+)$/.exec(step);
   const [command, place] = treat
-    ? [find(new RegExp(`^${treat[1]} ${escape(treat[2]!)} \\d+ with ${escape(treat[3]!)}$`)), treat[3]!]
+    ? [find(new RegExp(`^${treat[1]} ${literal(treat[2]!)} \\d+ with ${literal(treat[3]!)}$`)), treat[3]!]
     : put
       ? [
           find(
             new RegExp(
-              `^(put ${escape(put[1]!)} \\d+ in/on|move ${escape(put[1]!)} \\d+ to) ${escape(put[2]!)}$`,
+              `^(put ${literal(put[1]!)} \\d+ in/on|move ${literal(put[1]!)} \\d+ to) ${literal(put[2]!)}$`,
             ),
           ),
           put[2]!,
