@@ -1,5 +1,6 @@
 // Named curricula shipped with the CLI: `quick` (a full curriculum in minutes on a laptop CPU),
-// `paper` (PilotRL's reference optimisation settings) and `react-baseline` (no plans, outcome RL).
+// `paper` (PilotRL's reference optimisation settings), `react-baseline` (no plans, outcome RL) and
+// `reproduce-alfworld` (the base of the reproduction on ALFWorld).
 import { NotFoundError } from '@pilotrl/core';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
 
@@ -8,13 +9,21 @@ import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from '
 // vocabulary and trained by expert iteration in each stage (rollouts; wins replayed without
 // detours, lost episodes relabelled with the goal they reached; SFT on those, mixed with the
 // oracle's demonstrations).
-const quickStage = {
-  algorithm: 'expert-iteration',
-  iterations: 3,
-  tasksPerIteration: 128,
-  groupSize: 1,
-  learningRate: 1e-3,
-} as const;
+const expertIteration = { algorithm: 'expert-iteration', groupSize: 1, learningRate: 1e-3 } as const;
+
+/** PilotRL's three stages, each trained by expert iteration with `size` iterations and tasks. */
+const pilotrlStages = (size: { iterations: number; tasksPerIteration: number }) =>
+  [
+    {
+      kind: 'follow',
+      ...expertIteration,
+      ...size,
+      planCandidates: 3,
+      rewards: { outcome: 1, plan_adherence: 0.5 },
+    },
+    { kind: 'plan', ...expertIteration, ...size, rewards: { outcome: 1, plan_quality: 0.5 } },
+    { kind: 'joint', ...expertIteration, ...size, rewards: { outcome: 1 } },
+  ] as const;
 const quick: CurriculumConfigInput = {
   name: 'quick',
   seed: 1,
@@ -37,12 +46,8 @@ const quick: CurriculumConfigInput = {
     planRevision: 'never',
     maxPlanSteps: 6,
   },
-  sft: { demonstrations: 300, steps: 1500, batchSize: 32, learningRate: 3e-3, stepsPerIteration: 100 },
-  stages: [
-    { kind: 'follow', ...quickStage, rewards: { outcome: 1, plan_adherence: 0.5 } },
-    { kind: 'plan', ...quickStage, rewards: { outcome: 1, plan_quality: 0.5 } },
-    { kind: 'joint', ...quickStage, rewards: { outcome: 1 } },
-  ],
+  sft: { demonstrations: 300, steps: 1200, batchSize: 32, learningRate: 3e-3, stepsPerIteration: 100 },
+  stages: [...pilotrlStages({ iterations: 3, tasksPerIteration: 96 })],
   // Evaluations at the end of each phase only: 100 episodes per split cost about a training iteration.
   eval: { episodes: 100, every: 1000 },
   checkpoint: { every: 3, keep: 2 },
@@ -91,13 +96,27 @@ const reactBaseline: CurriculumConfigInput = {
   ...quick,
   name: 'react-baseline',
   agent: { paradigm: 'react', prompt: 'view', actionSpace: 'choice' },
-  stages: [{ kind: 'joint', ...quickStage, iterations: 9, rewards: { outcome: 1 } }],
+  stages: [
+    { kind: 'joint', ...expertIteration, iterations: 9, tasksPerIteration: 96, rewards: { outcome: 1 } },
+  ],
+};
+
+// The base of `pilotrl reproduce` on ALFWorld: quick's model, agent and SFT, with 6 RL iterations
+// of 48 tasks that each variant spends as its schedule says, and 200 evaluation episodes per split.
+// Sized for 3 seeds × 7 variants in about 2.5 hours on 2 cores (the SFT of each paradigm and seed
+// is trained once and shared by its variants).
+const reproduceAlfworld: CurriculumConfigInput = {
+  ...quick,
+  name: 'reproduce-alfworld',
+  stages: [...pilotrlStages({ iterations: 2, tasksPerIteration: 48 })],
+  eval: { episodes: 200, every: 1000 },
 };
 
 export const presets: Readonly<Record<string, CurriculumConfigInput>> = {
   quick,
   paper,
   'react-baseline': reactBaseline,
+  'reproduce-alfworld': reproduceAlfworld,
 };
 
 /** The validated preset `name`, or a NotFoundError listing the presets. */

@@ -19,7 +19,7 @@ import { rollout } from '../src/rollout';
 import { PLAN_END } from '../src/step-trie';
 
 const taskSource = createGeneratedTaskSource();
-const stepForm = /^(go to|take \S+ from|(heat|cool|clean) \S+ with|put \S+ in|use) ?\S*/;
+const stepForm = /^(go to \S+|take \S+$|(heat|cool|clean) \S+ with \S+|put \S+ in \S+|use \S+$)/;
 
 /**
  * Plays `actions` in order and writes `plan` through the trie: a plan-step request (its prompt ends
