@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointError, ConfigError } from '@pilotrl/core';
@@ -72,8 +72,16 @@ describe('forkRun', () => {
     expect(metrics(forked)).toEqual(metrics(whole));
     expect(lines(runPaths(forked).evals)).toEqual(lines(runPaths(whole).evals));
     expect(lines(runPaths(forked).evals).slice(0, 1)).toEqual(lines(runPaths(warm).evals));
-    // The target is a run now: a second fork into it is refused.
+    // The target is a run with checkpoints now: a second fork into it is refused.
     expect(() => forkRun(warm, forked, config, [])).toThrow(CheckpointError);
+    // A fork cut short before its checkpoint was copied is started again.
+    const cut = join(dir, 'cut');
+    forkRun(warm, cut, config, []);
+    rmSync(runPaths(cut).checkpoints, { recursive: true });
+    writeFileSync(runPaths(cut).metrics, 'half a line');
+    forkRun(warm, cut, config, []);
+    await train({ resume: cut, report: false }, quiet, ['train']);
+    expect(metrics(cut)).toEqual(metrics(whole));
   }, 120_000);
 
   it('refuses a config that differs on the shared phases, naming the keys, and an unfinished source', async () => {

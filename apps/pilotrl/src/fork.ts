@@ -2,7 +2,7 @@
 // its last phase, and its logs up to that checkpoint become the new run's start, and
 // `train --resume` trains the phases the source did not have. Runs that share a warm start (the
 // reproduction's variants) train it once; the result is the run that would have trained it itself.
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { CheckpointError, ConfigError } from '@pilotrl/core';
 import { latestCheckpoint, readTrainerState } from './checkpoint';
@@ -46,9 +46,10 @@ export function forkDifferences(source: CurriculumConfig, target: CurriculumConf
 }
 
 /**
- * Starts the run `targetDir` of `config` from the finished run `sourceDir`. Throws a ConfigError
- * when the two configs differ on the source's phases, and a CheckpointError when the source has not
- * finished or the target already holds a run.
+ * Starts the run `targetDir` of `config` from the finished run `sourceDir`. A target stopped before
+ * its first checkpoint (a fork cut short) is started again. Throws a ConfigError when the two
+ * configs differ on the source's phases, and a CheckpointError when the source has not finished or
+ * the target holds a run with a checkpoint.
  */
 export function forkRun(
   sourceDir: string,
@@ -76,6 +77,18 @@ export function forkRun(
       `${sourceDir} has not finished its phases, so no run can start from it yet; finish it with pilotrl train --resume ${sourceDir}`,
     );
   }
+  const targetPaths = runPaths(targetDir);
+  if (existsSync(targetPaths.manifest)) {
+    if (latestCheckpoint(targetPaths.checkpoints) !== undefined) {
+      throw new CheckpointError(
+        `${targetDir} already holds a run with checkpoints; pass --resume ${targetDir} to continue it`,
+      );
+    }
+    for (const path of [targetPaths.manifest, targetPaths.metrics, targetPaths.episodes, targetPaths.evals]) {
+      rmSync(path, { force: true });
+    }
+    rmSync(targetPaths.checkpoints, { recursive: true, force: true });
+  }
   const manifest = readManifest(sourceDir);
   createRunDir(targetDir, config, {
     ...manifest,
@@ -84,7 +97,6 @@ export function forkRun(
     command: [...command],
     forkedFrom: { run: sourceDir, checkpoint: basename(checkpoint), phases: state.phase },
   });
-  const targetPaths = runPaths(targetDir);
   for (const log of ['metrics', 'episodes', 'evals'] as const) {
     if (!existsSync(sourcePaths[log])) continue;
     const bytes = readFileSync(sourcePaths[log]).subarray(0, state.logBytes[log] ?? 0);

@@ -53,7 +53,10 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
         io.stderr.write(`pilotrl reproduce: ${variant} seed ${seed} already finished in ${runDir}\n`);
         continue;
       }
-      if (!existsSync(runPaths(runDir).manifest) && warmStart !== undefined) {
+      // A variant not started yet, or stopped before its first checkpoint, starts from its warm start.
+      const started =
+        existsSync(runPaths(runDir).manifest) && latestCheckpoint(runPaths(runDir).checkpoints) !== undefined;
+      if (!started && warmStart !== undefined) {
         const source = runDirOf(warmStart, seed);
         if (options.variants.includes(warmStart) && existsSync(runPaths(source).manifest)) {
           io.stderr.write(`pilotrl reproduce: ${variant} seed ${seed} starts from the end of ${source}\n`);
