@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluate, relabelEpisodes, replayScripts, rollout } from '@pilotrl/agent';
 import {
+  CheckpointError,
   ConfigError,
   createRng,
   type Episode,
@@ -496,7 +497,16 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     logBytes: {},
   };
   if (resumeFrom !== undefined) {
-    for (const [name, writer] of Object.entries(logs)) writer.truncateTo(resumeFrom.logBytes[name] ?? 0);
+    for (const [name, writer] of Object.entries(logs)) {
+      const recorded = resumeFrom.logBytes[name] ?? 0;
+      // A log shorter than at the checkpoint lost records; resuming would leave a hole in it.
+      if (writer.size() < recorded) {
+        throw new CheckpointError(
+          `${writer.path} holds ${writer.size()} bytes, fewer than the ${recorded} it held at the checkpoint: the run directory was changed since, so the run cannot be resumed exactly; start a new run`,
+        );
+      }
+      writer.truncateTo(recorded);
+    }
     log(
       state.phase >= phases.length
         ? `the run finished at global iteration ${state.globalIteration}; nothing left to train`

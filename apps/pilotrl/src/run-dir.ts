@@ -2,7 +2,16 @@
 // a manifest (every seed, package versions, data hashes, platform), metrics and sampled episodes
 // as JSONL, atomic checkpoints and the report.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CheckpointError } from '@pilotrl/core';
 import { stringify as toYaml } from 'yaml';
@@ -119,4 +128,56 @@ export function packageVersions(
     versions[name] = dir === undefined ? 'not installed' : versionOf(dir);
   }
   return versions;
+}
+
+const LOCK = 'train.lock';
+
+/** Whether process `pid` is alive on this machine. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `runDir` for this process: one trainer at a time per run directory. A lock left by a
+ * process that is gone is taken over, and what that process left half-written (temporary checkpoint
+ * directories and files) is removed. Returns the release.
+ */
+export function lockRunDir(runDir: string): () => void {
+  mkdirSync(runDir, { recursive: true });
+  const path = join(runDir, LOCK);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
+      if (Number.isInteger(holder) && processAlive(holder)) {
+        throw new CheckpointError(
+          `${runDir} is being trained by process ${holder}; wait for it to finish or stop it (a run directory takes one trainer at a time)`,
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  removeLeftovers(runDir);
+  return () => rmSync(path, { force: true });
+}
+
+/** Temporary files and checkpoint directories (`*.tmp-<pid>`, `.tmp-iter-*`) a killed trainer left. */
+function removeLeftovers(runDir: string): void {
+  const checkpoints = runPaths(runDir).checkpoints;
+  for (const dir of [runDir, checkpoints]) {
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir)) {
+      if (/\.tmp-\d+$/.test(entry) || /^\.tmp-/.test(entry)) {
+        rmSync(join(dir, entry), { recursive: true, force: true });
+      }
+    }
+  }
 }

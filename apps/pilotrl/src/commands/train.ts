@@ -10,7 +10,15 @@ import type { EnvProvider } from '../env-providers';
 import { JsonlWriter } from '../jsonl';
 import { presetConfig } from '../presets';
 import { writeReport } from '../report';
-import { createRunDir, defaultRunDir, packageVersions, readRunConfig, runPaths, sha256 } from '../run-dir';
+import {
+  createRunDir,
+  defaultRunDir,
+  lockRunDir,
+  packageVersions,
+  readRunConfig,
+  runPaths,
+  sha256,
+} from '../run-dir';
 import type { EvalRecord } from '../run-records';
 import { backendOption } from '../runtime';
 import type { CliIo } from './io';
@@ -80,19 +88,24 @@ export async function train(
   if (options.resume !== undefined) {
     runDir = options.resume;
     const config = withBackend(readRunConfig(runDir), options.backend);
-    log(`pilotrl: resuming ${runDir}`);
-    await startBackend(config, log);
-    const { provider, policy, state } = await resumeRun(config, runDir);
-    if (state === undefined) {
-      // Killed before its first checkpoint: the run starts over, so its partial logs go.
-      const paths = runPaths(runDir);
-      for (const path of [paths.metrics, paths.episodes, paths.evals]) new JsonlWriter(path).truncateTo(0);
-      log('pilotrl: no checkpoint yet; starting the run over');
-    }
+    const release = lockRunDir(runDir);
     try {
-      evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
+      log(`pilotrl: resuming ${runDir}`);
+      await startBackend(config, log);
+      const { provider, policy, state } = await resumeRun(config, runDir);
+      if (state === undefined) {
+        // Killed before its first checkpoint: the run starts over, so its partial logs go.
+        const paths = runPaths(runDir);
+        for (const path of [paths.metrics, paths.episodes, paths.evals]) new JsonlWriter(path).truncateTo(0);
+        log('pilotrl: no checkpoint yet; starting the run over');
+      }
+      try {
+        evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
+      } finally {
+        policy.dispose();
+      }
     } finally {
-      policy.dispose();
+      release();
     }
   } else {
     if (options.config === undefined)
@@ -107,38 +120,11 @@ export async function train(
         `${runDir} already holds a run; pass --resume ${runDir} to continue it, or choose a new --out`,
       );
     }
-    log(`pilotrl: ${config.name} → ${runDir}`);
-    const backend = await startBackend(config, log);
-    log(
-      `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
-    );
-    const { provider, policy, dataHashes } = await startRun(config);
-    createRunDir(runDir, config, {
-      name: config.name,
-      createdAt: new Date().toISOString(),
-      command: ['pilotrl', ...argv],
-      seeds: {
-        master: config.seed,
-        policyInit: config.policy.seed,
-        policySampling: config.seed,
-        eval: hashString(`${config.seed}/eval`) >>> 1,
-      },
-      packages: packageVersions(PACKAGE_NAMES),
-      dataHashes: { ...dataHashes, ...(await taskHashes(config, provider)) },
-      platform: {
-        node: process.version,
-        os: platform(),
-        arch: arch(),
-        backend: policy.backend.choice,
-        ...(backend.tensorflowVersion === undefined ? {} : { tensorflowVersion: backend.tensorflowVersion }),
-        backendSkipped: backend.skipped,
-      },
-    });
-    log(`pilotrl: ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`);
+    const release = lockRunDir(runDir);
     try {
-      evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
+      evals = await trainFresh(config, runDir, log, io, argv);
     } finally {
-      policy.dispose();
+      release();
     }
   }
   if (options.report) {
@@ -146,4 +132,47 @@ export async function train(
     log(`pilotrl: report written to ${files.html}`);
   }
   return { runDir, evals };
+}
+
+/** A fresh run of `config` into the (locked) `runDir`. */
+async function trainFresh(
+  config: CurriculumConfig,
+  runDir: string,
+  log: (line: string) => void,
+  io: CliIo,
+  argv: readonly string[],
+): Promise<EvalRecord[]> {
+  log(`pilotrl: ${config.name} → ${runDir}`);
+  const backend = await startBackend(config, log);
+  log(
+    `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
+  );
+  const { provider, policy, dataHashes } = await startRun(config);
+  createRunDir(runDir, config, {
+    name: config.name,
+    createdAt: new Date().toISOString(),
+    command: ['pilotrl', ...argv],
+    seeds: {
+      master: config.seed,
+      policyInit: config.policy.seed,
+      policySampling: config.seed,
+      eval: hashString(`${config.seed}/eval`) >>> 1,
+    },
+    packages: packageVersions(PACKAGE_NAMES),
+    dataHashes: { ...dataHashes, ...(await taskHashes(config, provider)) },
+    platform: {
+      node: process.version,
+      os: platform(),
+      arch: arch(),
+      backend: policy.backend.choice,
+      ...(backend.tensorflowVersion === undefined ? {} : { tensorflowVersion: backend.tensorflowVersion }),
+      backendSkipped: backend.skipped,
+    },
+  });
+  log(`pilotrl: ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`);
+  try {
+    return await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
+  } finally {
+    policy.dispose();
+  }
 }

@@ -1,0 +1,96 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CheckpointError } from '@pilotrl/core';
+import { describe, expect, it } from 'vitest';
+import { train } from './commands/train';
+import { parseConfig } from './config';
+import { lockRunDir, runPaths } from './run-dir';
+
+const quiet = { stdin: process.stdin, stdout: { write: () => true }, stderr: { write: () => true } };
+
+const config = parseConfig({
+  name: 'lock-test',
+  env: { id: 'testkit/corridor', maxSteps: 4 },
+  policy: { size: 'tiny', tokenizerCorpusTasks: 5, vocabSize: 340, contextLength: 320 },
+  agent: {
+    prompt: 'compact',
+    planRevision: 'never',
+    historyWindow: 1,
+    maxPlanTokens: 12,
+    maxActionTokens: 10,
+  },
+  sft: {
+    demonstrations: 5,
+    steps: 2,
+    batchSize: 2,
+    learningRate: 1e-3,
+    stepsPerIteration: 1,
+    warmupSteps: 0,
+  },
+  stages: [],
+  eval: { episodes: 2, every: 10, splits: ['valid_unseen'] },
+  checkpoint: { every: 2, keep: 1 },
+});
+
+/** A run that finished its SFT phase, with a stage added to its config: a resume trains on. */
+async function runToResume(dir: string): Promise<string> {
+  const runDir = join(dir, 'run');
+  await train({ config, out: runDir, report: false }, quiet, []);
+  const stage = {
+    kind: 'joint',
+    iterations: 2,
+    tasksPerIteration: 1,
+    groupSize: 2,
+    learningRate: 1e-3,
+    rewards: { outcome: 1 },
+  };
+  writeFileSync(runPaths(runDir).configJson, JSON.stringify(parseConfig({ ...config, stages: [stage] })));
+  return runDir;
+}
+
+describe('a run directory', () => {
+  it('takes one trainer at a time, and a lock whose process is gone is taken over', async () => {
+    const runDir = await runToResume(mkdtempSync(join(tmpdir(), 'pilotrl-lock-')));
+    const release = lockRunDir(runDir);
+    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+      new RegExp(`is being trained by process ${process.pid}`),
+    );
+    await expect(train({ config, out: runDir, report: false }, quiet, [])).rejects.toThrow(CheckpointError);
+    release();
+    // A lock left by a process that no longer runs.
+    writeFileSync(join(runDir, 'train.lock'), '2147483646\n');
+    await train({ resume: runDir, report: false }, quiet, []);
+    expect(existsSync(join(runDir, 'train.lock'))).toBe(false);
+    const metrics = readFileSync(runPaths(runDir).metrics, 'utf8').trim().split('\n');
+    expect(metrics.map((line) => (JSON.parse(line) as { step: number }).step)).toEqual([1, 2, 3, 4]);
+  }, 120_000);
+
+  it('loses what a killed trainer left half-written when the next one takes it', async () => {
+    const runDir = await runToResume(mkdtempSync(join(tmpdir(), 'pilotrl-lock-')));
+    const checkpoints = runPaths(runDir).checkpoints;
+    mkdirSync(join(checkpoints, '.tmp-iter-000003-99999', 'policy'), { recursive: true });
+    writeFileSync(join(checkpoints, 'latest.tmp-99999'), 'iter-000003\n');
+    writeFileSync(join(runDir, 'manifest.json.tmp-99999'), '{');
+    await train({ resume: runDir, report: false }, quiet, []);
+    expect(readdirSync(checkpoints).filter((entry) => entry.includes('tmp'))).toEqual([]);
+    expect(readdirSync(runDir).filter((entry) => entry.includes('tmp'))).toEqual([]);
+  }, 120_000);
+
+  it('is not resumed when a log lost records since the checkpoint, and nothing is padded', async () => {
+    const runDir = await runToResume(mkdtempSync(join(tmpdir(), 'pilotrl-lock-')));
+    truncateSync(runPaths(runDir).metrics, 20);
+    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+      /metrics\.jsonl holds 20 bytes, fewer than the \d+ it held at the checkpoint/,
+    );
+    expect(readFileSync(runPaths(runDir).metrics)).toHaveLength(20);
+  }, 120_000);
+});
