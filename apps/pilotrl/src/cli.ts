@@ -33,11 +33,20 @@ Commands:
 const backendFlag = (value: string | undefined) =>
   value === undefined ? {} : { backend: parseBackendChoice(value, '--backend') };
 
-const positiveInt = (value: string | undefined, flag: string): number | undefined => {
+/** An integer flag within [min, max], or undefined when not given. */
+const integerFlag = (
+  value: string | undefined,
+  flag: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined => {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new PilotRLError(`${flag} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    throw new PilotRLError(`${flag} must be ${range}, got "${value}"`);
+  }
   return n;
 };
 
@@ -89,7 +98,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         if (values.paradigm !== undefined && values.paradigm !== 'adaplan' && values.paradigm !== 'react') {
           throw new PilotRLError(`--paradigm must be adaplan or react, got "${values.paradigm}"`);
         }
-        const episodes = positiveInt(values.episodes, '--episodes');
+        const episodes = integerFlag(values.episodes, '--episodes', 1);
         await evalCommand(
           {
             ...(values.checkpoint === undefined ? {} : { checkpoint: values.checkpoint }),
@@ -129,8 +138,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
           {
             env: values.env,
             split: values.split,
-            task: positiveInt(values.task, '--task')!,
-            maxSteps: positiveInt(values['max-steps'], '--max-steps')!,
+            task: integerFlag(values.task, '--task')!,
+            maxSteps: integerFlag(values['max-steps'], '--max-steps')!,
           },
           io,
         );
@@ -151,7 +160,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         const server = await serve(
           {
             checkpoint: values.checkpoint,
-            port: positiveInt(values.port, '--port')!,
+            port: integerFlag(values.port, '--port', 0, 65535)!,
             host: values.host,
             modelName: values['model-name'],
             ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
@@ -187,7 +196,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         await reproduce(
           {
             config: values.config,
-            seeds: values.seeds.split(',').map((s) => positiveInt(s, '--seeds')!),
+            seeds: values.seeds.split(',').map((s) => integerFlag(s, '--seeds')!),
             variants: variants as Variant[],
             runsDir: values['runs-dir'],
             results: values.results,

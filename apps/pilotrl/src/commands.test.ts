@@ -179,4 +179,29 @@ describe('pilotrl command line', () => {
     expect(await runCli(['frobnicate'], usage)).toBe(1);
     expect(usage.err()).toContain('Usage: pilotrl <command>');
   });
+
+  it('answers ordinary mistakes with one line, no stack trace', async () => {
+    const mistakes: [string[], string][] = [
+      [['train'], 'pilotrl train: pilotrl train needs --config <file|preset> or --resume <run-dir>\n'],
+      [
+        ['train', '--config', 'quick', '--resume', 'runs/x'],
+        'pilotrl train: --resume continues runs/x with the config it was started with; drop --config (or give --out for a new run)\n',
+      ],
+      [['eval'], 'pilotrl eval: pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>\n'],
+      [
+        ['eval', '--base-url', 'http://127.0.0.1:1/v1'],
+        'pilotrl eval: pilotrl eval --base-url needs --model <name>\n',
+      ],
+      [['eval', '--episodes', '0'], 'pilotrl eval: --episodes must be an integer of at least 1, got "0"\n'],
+      [
+        ['serve', '--checkpoint', 'x', '--port', '99999'],
+        'pilotrl serve: --port must be an integer from 0 to 65535, got "99999"\n',
+      ],
+    ];
+    for (const [args, message] of mistakes) {
+      const io = capture();
+      expect(await runCli(args, io), args.join(' ')).toBe(1);
+      expect(io.err()).toBe(message);
+    }
+  });
 });

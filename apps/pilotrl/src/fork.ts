@@ -84,10 +84,8 @@ export function forkRun(
         `${targetDir} already holds a run with checkpoints; pass --resume ${targetDir} to continue it`,
       );
     }
-    for (const path of [targetPaths.manifest, targetPaths.metrics, targetPaths.episodes, targetPaths.evals]) {
-      rmSync(path, { force: true });
-    }
-    rmSync(targetPaths.checkpoints, { recursive: true, force: true });
+    // Without its manifest the directory holds no run; making it again clears the rest.
+    rmSync(targetPaths.manifest);
   }
   const manifest = readManifest(sourceDir);
   createRunDir(targetDir, config, {

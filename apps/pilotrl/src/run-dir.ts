@@ -76,6 +76,10 @@ export function createRunDir(runDir: string, config: CurriculumConfig, manifest:
       `${runDir} already holds a run; pass --resume ${runDir} to continue it, or choose a new --out`,
     );
   }
+  // Without a manifest nothing was trained here (a run cut short while its directory was made):
+  // what it wrote goes, so the new run's logs start empty.
+  for (const path of [paths.metrics, paths.episodes, paths.evals]) rmSync(path, { force: true });
+  rmSync(paths.checkpoints, { recursive: true, force: true });
   mkdirSync(paths.checkpoints, { recursive: true });
   writeFileAtomic(paths.config, toYaml(config));
   writeFileAtomic(paths.configJson, `${JSON.stringify(config, null, 2)}\n`);
@@ -83,9 +87,22 @@ export function createRunDir(runDir: string, config: CurriculumConfig, manifest:
 }
 
 export function readRunConfig(runDir: string): CurriculumConfig {
-  const path = runPaths(runDir).configJson;
-  if (!existsSync(path)) throw new CheckpointError(`${runDir} is not a run directory: ${path} is missing`);
-  return parseConfig(JSON.parse(readFileSync(path, 'utf8')), path);
+  const paths = runPaths(runDir);
+  if (!existsSync(paths.configJson)) {
+    throw new CheckpointError(`${runDir} is not a run directory: ${paths.configJson} is missing`);
+  }
+  if (!existsSync(paths.manifest)) {
+    throw new CheckpointError(
+      `${runDir} was cut short while it was being made (no manifest.json): nothing was trained there; start a new run with --out ${runDir}`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(paths.configJson, 'utf8'));
+  } catch (cause) {
+    throw new CheckpointError(`${paths.configJson} is damaged: ${(cause as Error).message}`, { cause });
+  }
+  return parseConfig(raw, paths.configJson);
 }
 
 export function readManifest(runDir: string): RunManifest {

@@ -2,7 +2,7 @@
 // ReAct; success with a 95% interval overall and per task type.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Policy } from '@pilotrl/core';
+import { InvalidArgumentError, type Policy } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from '../config';
@@ -94,7 +94,8 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   const config = evalConfig(options);
   let policy: Policy | TfjsPolicy;
   if (options.baseUrl !== undefined) {
-    if (options.model === undefined) throw new Error('pilotrl eval --base-url needs --model <name>');
+    if (options.model === undefined)
+      throw new InvalidArgumentError('pilotrl eval --base-url needs --model <name>');
     policy = createChatClient({
       baseUrl: options.baseUrl,
       model: options.model,
@@ -109,7 +110,9 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     io.stderr.write(`pilotrl: backend ${describeBackend(local.backend)}\n`);
     policy = local;
   } else {
-    throw new Error('pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>');
+    throw new InvalidArgumentError(
+      'pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>',
+    );
   }
   const provider = envProviderFor(config);
   const planStage = config.stages.find((s) => s.kind === 'plan');

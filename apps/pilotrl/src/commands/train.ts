@@ -2,7 +2,7 @@
 // report when the curriculum is done.
 import { existsSync } from 'node:fs';
 import { arch, platform } from 'node:os';
-import { CheckpointError, hashString } from '@pilotrl/core';
+import { CheckpointError, hashString, InvalidArgumentError } from '@pilotrl/core';
 import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, loadConfigFile } from '../config';
 import { resumeRun, runCurriculum, startRun } from '../curriculum';
@@ -86,6 +86,11 @@ export async function train(
   let runDir: string;
   let evals: EvalRecord[];
   if (options.resume !== undefined) {
+    if (options.config !== undefined) {
+      throw new InvalidArgumentError(
+        `--resume continues ${options.resume} with the config it was started with; drop --config (or give --out for a new run)`,
+      );
+    }
     runDir = options.resume;
     const config = withBackend(readRunConfig(runDir), options.backend);
     const release = lockRunDir(runDir);
@@ -109,7 +114,7 @@ export async function train(
     }
   } else {
     if (options.config === undefined)
-      throw new Error('pilotrl train needs --config <file|preset> or --resume <run-dir>');
+      throw new InvalidArgumentError('pilotrl train needs --config <file|preset> or --resume <run-dir>');
     const config = withBackend(
       typeof options.config === 'string' ? resolveConfig(options.config) : options.config,
       options.backend,

@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -92,5 +93,26 @@ describe('a run directory', () => {
       /metrics\.jsonl holds 20 bytes, fewer than the \d+ it held at the checkpoint/,
     );
     expect(readFileSync(runPaths(runDir).metrics)).toHaveLength(20);
+  }, 120_000);
+
+  it('cut short while it was made is neither resumed nor appended to, and a damaged config is named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-lock-'));
+    const runDir = await runToResume(dir);
+    const paths = runPaths(runDir);
+    rmSync(paths.manifest);
+    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+      /was cut short while it was being made \(no manifest\.json\)/,
+    );
+    writeFileSync(paths.metrics, '{"step":99}\n');
+    await train({ config, out: runDir, report: false }, quiet, []);
+    const steps = readFileSync(paths.metrics, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { step: number }).step);
+    expect(steps).toEqual([1, 2]);
+    writeFileSync(paths.configJson, '{"name": "cut');
+    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+      /config\.json is damaged: /,
+    );
   }, 120_000);
 });
