@@ -75,7 +75,17 @@ describe('checkpoints', () => {
     expect(CheckpointError.isInstance(error)).toBe(true);
     expect(String(error)).toMatch(/"dModel":32.*TfjsPolicy.load/);
 
-    const manifest = JSON.parse(await readFile(join(other, 'checkpoint.json'), 'utf8'));
+    // One digit of the tokenizer changed in checkpoint.json.
+    const text = await readFile(join(other, 'checkpoint.json'), 'utf8');
+    const digit = text.search(/"tokenizer".*?\d/) + /"tokenizer".*?\d/.exec(text)![0].length - 1;
+    const changed = `${text.slice(0, digit)}${(Number(text[digit]) + 1) % 10}${text.slice(digit + 1)}`;
+    await writeFile(join(other, 'checkpoint.json'), changed);
+    await expect(TfjsPolicy.load(other)).rejects.toThrow(
+      /damaged: checkpoint.json was changed after it was written/,
+    );
+    await writeFile(join(other, 'checkpoint.json'), text);
+
+    const { manifestSha256: _checksum, ...manifest } = JSON.parse(text);
     await writeFile(join(other, 'checkpoint.json'), JSON.stringify({ ...manifest, formatVersion: 99 }));
     await expect(TfjsPolicy.load(other)).rejects.toThrow(/format version 99/);
     await writeFile(join(other, 'checkpoint.json'), '{"format": "pilotrl-policy-tfjs", "formatVersion": 1}');

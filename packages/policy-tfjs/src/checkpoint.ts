@@ -1,5 +1,5 @@
 // Checkpoint directories: `checkpoint.json` (format version, model config, tokenizer, policy
-// version, tensor table, SHA-256 of the weights) and `weights.bin` (float32 little-endian: model
+// version, tensor table, SHA-256 of the weights, then the SHA-256 of everything before it) and `weights.bin` (float32 little-endian: model
 // weights, then AdamW moments). A directory is written under a temporary name and renamed into
 // place, so readers see the old checkpoint or the new one, never a half-written one.
 import { createHash } from 'node:crypto';
@@ -33,7 +33,18 @@ const manifestSchema = z.object({
     }),
   ),
   weightsSha256: z.string().length(64),
+  /**
+   * SHA-256 of this manifest as written without this field. Checkpoints written before it existed
+   * lack it and are read unchecked.
+   */
+  manifestSha256: z.string().length(64).optional(),
 });
+
+/** The SHA-256 of a manifest's JSON without its own checksum, as the writer serialised it. */
+function manifestDigest(manifest: Record<string, unknown>): string {
+  const { manifestSha256: _own, ...rest } = manifest;
+  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+}
 export type CheckpointManifest = z.infer<typeof manifestSchema>;
 
 export interface CheckpointContents {
@@ -73,6 +84,7 @@ export async function writeCheckpoint(dir: string, contents: CheckpointContents)
     tensors,
     weightsSha256: createHash('sha256').update(bytes).digest('hex'),
   };
+  manifest.manifestSha256 = manifestDigest(manifest);
   const unique = `${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
   const staging = join(dirname(dir), `.${basename(dir)}.tmp-${unique}`);
   const retired = join(dirname(dir), `.${basename(dir)}.old-${unique}`);
@@ -126,6 +138,12 @@ export async function readCheckpoint(dir: string): Promise<ReadCheckpoint> {
   if (header.data.formatVersion !== CHECKPOINT_FORMAT_VERSION) {
     throw new CheckpointError(
       `checkpoint ${dir} has format version ${header.data.formatVersion}; this version of @pilotrl/policy-tfjs reads version ${CHECKPOINT_FORMAT_VERSION}`,
+    );
+  }
+  const recorded = (raw as { manifestSha256?: unknown }).manifestSha256;
+  if (recorded !== undefined && recorded !== manifestDigest(raw as Record<string, unknown>)) {
+    throw new CheckpointError(
+      `checkpoint ${dir} is damaged: ${MANIFEST} was changed after it was written (its SHA-256 does not match)`,
     );
   }
   const parsed = manifestSchema.safeParse(raw);
