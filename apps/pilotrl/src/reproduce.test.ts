@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from './cli';
 import { parseConfig } from './config';
 import { presetConfig } from './presets';
-import { VARIANTS, variantConfig } from './reproduce';
+import { resultsPage, VARIANTS, type VariantResult, variantConfig } from './reproduce';
 import { readManifest } from './run-dir';
 
 describe('reproduction variants', () => {
@@ -38,6 +38,38 @@ describe('reproduction variants', () => {
     });
     expect(variantConfig(base, 'react', 1).agent).toMatchObject({ paradigm: 'react', plan: 'free-text' });
     expect(variantConfig(base, 'stage1+2+3', 1).agent).toMatchObject({ paradigm: 'adaplan', plan: 'steps' });
+  });
+});
+
+describe('the results page', () => {
+  const result = (variant: 'stage1' | 'stage1+2', seed: number, judgeScore: number): VariantResult => ({
+    variant,
+    seed,
+    runDir: `runs/${variant}-seed${seed}`,
+    success: { valid_unseen: { successes: 20, total: 200, rate: 0.1 } },
+    judgeScore: { valid_unseen: judgeScore },
+    byTaskType: { valid_unseen: { pick_and_place_simple: { successes: 20, total: 200 } } },
+  });
+  const claim = (results: VariantResult[]) =>
+    resultsPage(results, [], '/tmp')
+      .markdown.split('\n')
+      .find((line) => line.startsWith('- Stage 2 raises'));
+
+  it('states the plan-quality claim from seeds, and not from one seed', () => {
+    expect(claim([result('stage1', 1, 4.6), result('stage1+2', 1, 4.61)])).toContain(
+      'not shown (4.61 vs 4.60; one seed gives no interval over seeds)',
+    );
+    const seeds = (variant: 'stage1' | 'stage1+2', scores: number[]) =>
+      scores.map((score, i) => result(variant, i + 1, score));
+    expect(claim([...seeds('stage1', [3.0, 3.05, 3.1]), ...seeds('stage1+2', [4.0, 4.05, 4.1])])).toContain(
+      ': shown (4.05 vs 3.05',
+    );
+    expect(claim([...seeds('stage1', [4.0, 4.05, 4.1]), ...seeds('stage1+2', [3.0, 3.05, 3.1])])).toContain(
+      ': contradicted (3.05 vs 4.05',
+    );
+    expect(claim([...seeds('stage1', [3.0, 4.0]), ...seeds('stage1+2', [3.5, 4.5])])).toContain(
+      ': not shown (higher',
+    );
   });
 });
 

@@ -257,6 +257,9 @@ export function resultsPage(
     const judged = (a: Variant, b: Variant) => {
       const [x, y] = [judge(a, split), judge(b, split)];
       if (x === undefined || y === undefined) return 'not measured';
+      if (x.seeds < 2 || y.seeds < 2) {
+        return `not shown (${x.mean.toFixed(2)} vs ${y.mean.toFixed(2)}; one seed gives no interval over seeds)`;
+      }
       return verdict(
         x,
         y,
@@ -276,7 +279,7 @@ export function resultsPage(
       .filter((r) => r.variant === variant)
       .map((r) => r.judgeScore[split])
       .filter((score): score is number => score !== undefined);
-    return scores.length === 0 ? undefined : meanInterval(scores);
+    return scores.length === 0 ? undefined : { ...meanInterval(scores), seeds: scores.length };
   };
   const judgeRows = variants.flatMap((variant) => {
     const cells = splits.map((split) => judge(variant, split));
