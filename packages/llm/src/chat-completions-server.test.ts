@@ -64,6 +64,19 @@ describe('chat-completions server', () => {
     expect(policy.requests[0]!.messages[0]).toEqual({ role: 'system', content: 'be brief' });
   });
 
+  it('names an address it cannot listen on in one line', async () => {
+    const { baseUrl } = await start();
+    const port = Number(new URL(baseUrl).port);
+    const policy = createScriptedPolicy(() => 'x');
+    const busy = createChatCompletionsServer({ policy, modelName: 'tiny' });
+    await expect(busy.listen(port, '127.0.0.1')).rejects.toThrow(
+      new InvalidArgumentError(
+        `cannot listen on 127.0.0.1:${port}: the port is in use (choose another, or 0 for a free one)`,
+      ),
+    );
+    await expect(busy.listen(0, '256.1.1.1')).rejects.toThrow(/^cannot listen on 256\.1\.1\.1:0: E[A-Z]+/);
+  });
+
   it('rejects invalid requests with 400 and a message naming the field', async () => {
     const { baseUrl } = await start();
     const cases: [unknown, RegExp][] = [

@@ -301,9 +301,18 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     },
     listen(port = 0, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
-        httpServer.once('error', reject);
+        httpServer.once('error', (error: NodeJS.ErrnoException) => {
+          // The address is the caller's choice: say what is wrong with it in one line.
+          const why =
+            error.code === 'EADDRINUSE'
+              ? 'the port is in use (choose another, or 0 for a free one)'
+              : error.code === 'EACCES'
+                ? 'permission denied (ports below 1024 need privileges)'
+                : `${error.code ?? 'error'}: ${error.message}`;
+          reject(new InvalidArgumentError(`cannot listen on ${host}:${port}: ${why}`, { cause: error }));
+        });
         httpServer.listen(port, host, () => {
-          httpServer.off('error', reject);
+          httpServer.removeAllListeners('error');
           const address = httpServer.address() as AddressInfo;
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
           resolve(`http://${shownHost}:${address.port}/v1`);

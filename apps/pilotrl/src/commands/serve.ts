@@ -28,7 +28,13 @@ export async function serve(
     modelName: options.modelName,
     ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
   });
-  const url = await server.listen(options.port, options.host);
+  let url: string;
+  try {
+    url = await server.listen(options.port, options.host);
+  } catch (error) {
+    policy.dispose();
+    throw error;
+  }
   io.stdout.write(`pilotrl: serving ${options.checkpoint} as model "${options.modelName}" at ${url}\n`);
   return { url, close: () => server.close() };
 }
