@@ -4,49 +4,9 @@ import { join } from 'node:path';
 import { CheckpointError, ConfigError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { train } from './commands/train';
-import { type CurriculumConfig, parseConfig } from './config';
 import { forkDifferences, forkRun } from './fork';
 import { readManifest, runPaths } from './run-dir';
-
-const quiet = {
-  stdin: process.stdin,
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-};
-
-function tinyConfig(stages: number, overrides: Partial<CurriculumConfig> = {}): CurriculumConfig {
-  return parseConfig({
-    name: `tiny-${stages}`,
-    env: { id: 'testkit/corridor', maxSteps: 4 },
-    policy: { size: 'tiny', tokenizerCorpusTasks: 5, vocabSize: 340, contextLength: 320 },
-    agent: {
-      prompt: 'compact',
-      planRevision: 'never',
-      historyWindow: 1,
-      maxPlanTokens: 12,
-      maxActionTokens: 10,
-    },
-    sft: {
-      demonstrations: 5,
-      steps: 2,
-      batchSize: 2,
-      learningRate: 1e-3,
-      stepsPerIteration: 1,
-      warmupSteps: 0,
-    },
-    stages: Array.from({ length: stages }, () => ({
-      kind: 'joint',
-      iterations: 2,
-      tasksPerIteration: 1,
-      groupSize: 2,
-      learningRate: 1e-3,
-      rewards: { outcome: 1 },
-    })),
-    eval: { episodes: 2, every: 10, splits: ['valid_unseen'] },
-    checkpoint: { every: 10, keep: 1 },
-    ...overrides,
-  });
-}
+import { quietIo, tinyCorridorConfig } from './tiny-corridor.testing';
 
 const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n');
 /** Metric records without the steps-per-second figure, which differs between any two runs. */
@@ -63,12 +23,12 @@ describe('forkRun', () => {
     const warm = join(dir, 'warm');
     const forked = join(dir, 'forked');
     const whole = join(dir, 'whole');
-    await train({ config: tinyConfig(0), out: warm, report: false }, quiet, ['train']);
-    const config = { ...tinyConfig(1), name: 'tiny-0' };
+    await train({ config: tinyCorridorConfig(0), out: warm, report: false }, quietIo, ['train']);
+    const config = { ...tinyCorridorConfig(1), name: 'tiny-0' };
     forkRun(warm, forked, config, ['pilotrl', 'test']);
     expect(readManifest(forked).forkedFrom).toMatchObject({ run: warm, phases: 1 });
-    await train({ resume: forked, report: false }, quiet, ['train']);
-    await train({ config, out: whole, report: false }, quiet, ['train']);
+    await train({ resume: forked, report: false }, quietIo, ['train']);
+    await train({ config, out: whole, report: false }, quietIo, ['train']);
     expect(metrics(forked)).toEqual(metrics(whole));
     expect(lines(runPaths(forked).evals)).toEqual(lines(runPaths(whole).evals));
     expect(lines(runPaths(forked).evals).slice(0, 1)).toEqual(lines(runPaths(warm).evals));
@@ -80,30 +40,30 @@ describe('forkRun', () => {
     rmSync(runPaths(cut).checkpoints, { recursive: true });
     writeFileSync(runPaths(cut).metrics, 'half a line');
     forkRun(warm, cut, config, []);
-    await train({ resume: cut, report: false }, quiet, ['train']);
+    await train({ resume: cut, report: false }, quietIo, ['train']);
     expect(metrics(cut)).toEqual(metrics(whole));
   }, 120_000);
 
   it('refuses a config that differs on the shared phases, naming the keys, and an unfinished source', async () => {
-    const source = tinyConfig(0);
-    expect(forkDifferences(source, tinyConfig(2))).toEqual([]);
+    const source = tinyCorridorConfig(0);
+    expect(forkDifferences(source, tinyCorridorConfig(2))).toEqual([]);
     expect(
-      forkDifferences(source, tinyConfig(1, { sft: { ...source.sft!, steps: 3 }, seed: 2 } as never)),
+      forkDifferences(source, tinyCorridorConfig(1, { sft: { ...source.sft!, steps: 3 }, seed: 2 })),
     ).toEqual(['seed', 'sft.steps']);
-    expect(forkDifferences(tinyConfig(1), tinyConfig(0))).toEqual(['stages']);
+    expect(forkDifferences(tinyCorridorConfig(1), tinyCorridorConfig(0))).toEqual(['stages']);
 
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-fork-'));
     const warm = join(dir, 'warm');
-    await train({ config: tinyConfig(0), out: warm, report: false }, quiet, ['train']);
-    expect(() => forkRun(warm, join(dir, 'other-seed'), { ...tinyConfig(1), seed: 7 }, [])).toThrow(
+    await train({ config: tinyCorridorConfig(0), out: warm, report: false }, quietIo, ['train']);
+    expect(() => forkRun(warm, join(dir, 'other-seed'), { ...tinyCorridorConfig(1), seed: 7 }, [])).toThrow(
       ConfigError,
     );
-    expect(() => forkRun(warm, join(dir, 'other-seed'), { ...tinyConfig(1), seed: 7 }, [])).toThrow(
+    expect(() => forkRun(warm, join(dir, 'other-seed'), { ...tinyCorridorConfig(1), seed: 7 }, [])).toThrow(
       /\(seed\)/,
     );
     // A run stopped before the end of its phases is no warm start.
     const longer = join(dir, 'longer');
-    forkRun(warm, longer, tinyConfig(1), []);
-    expect(() => forkRun(longer, join(dir, 'third'), tinyConfig(2), [])).toThrow(/has not finished/);
+    forkRun(warm, longer, tinyCorridorConfig(1), []);
+    expect(() => forkRun(longer, join(dir, 'third'), tinyCorridorConfig(2), [])).toThrow(/has not finished/);
   }, 120_000);
 });

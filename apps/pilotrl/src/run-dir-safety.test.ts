@@ -13,48 +13,16 @@ import { join } from 'node:path';
 import { CheckpointError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { train } from './commands/train';
-import { parseConfig } from './config';
 import { lockRunDir, runPaths } from './run-dir';
+import { quietIo, tinyCorridorConfig } from './tiny-corridor.testing';
 
-const quiet = { stdin: process.stdin, stdout: { write: () => true }, stderr: { write: () => true } };
-
-const config = parseConfig({
-  name: 'lock-test',
-  env: { id: 'testkit/corridor', maxSteps: 4 },
-  policy: { size: 'tiny', tokenizerCorpusTasks: 5, vocabSize: 340, contextLength: 320 },
-  agent: {
-    prompt: 'compact',
-    planRevision: 'never',
-    historyWindow: 1,
-    maxPlanTokens: 12,
-    maxActionTokens: 10,
-  },
-  sft: {
-    demonstrations: 5,
-    steps: 2,
-    batchSize: 2,
-    learningRate: 1e-3,
-    stepsPerIteration: 1,
-    warmupSteps: 0,
-  },
-  stages: [],
-  eval: { episodes: 2, every: 10, splits: ['valid_unseen'] },
-  checkpoint: { every: 2, keep: 1 },
-});
+const config = tinyCorridorConfig(0);
 
 /** A run that finished its SFT phase, with a stage added to its config: a resume trains on. */
 async function runToResume(dir: string): Promise<string> {
   const runDir = join(dir, 'run');
-  await train({ config, out: runDir, report: false }, quiet, []);
-  const stage = {
-    kind: 'joint',
-    iterations: 2,
-    tasksPerIteration: 1,
-    groupSize: 2,
-    learningRate: 1e-3,
-    rewards: { outcome: 1 },
-  };
-  writeFileSync(runPaths(runDir).configJson, JSON.stringify(parseConfig({ ...config, stages: [stage] })));
+  await train({ config, out: runDir, report: false }, quietIo, []);
+  writeFileSync(runPaths(runDir).configJson, JSON.stringify(tinyCorridorConfig(1)));
   return runDir;
 }
 
@@ -62,14 +30,14 @@ describe('a run directory', () => {
   it('takes one trainer at a time, and a lock whose process is gone is taken over', async () => {
     const runDir = await runToResume(mkdtempSync(join(tmpdir(), 'pilotrl-lock-')));
     const release = lockRunDir(runDir);
-    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+    await expect(train({ resume: runDir, report: false }, quietIo, [])).rejects.toThrow(
       new RegExp(`is being trained by process ${process.pid}`),
     );
-    await expect(train({ config, out: runDir, report: false }, quiet, [])).rejects.toThrow(CheckpointError);
+    await expect(train({ config, out: runDir, report: false }, quietIo, [])).rejects.toThrow(CheckpointError);
     release();
     // A lock left by a process that no longer runs.
     writeFileSync(join(runDir, 'train.lock'), '2147483646\n');
-    await train({ resume: runDir, report: false }, quiet, []);
+    await train({ resume: runDir, report: false }, quietIo, []);
     expect(existsSync(join(runDir, 'train.lock'))).toBe(false);
     const metrics = readFileSync(runPaths(runDir).metrics, 'utf8').trim().split('\n');
     expect(metrics.map((line) => (JSON.parse(line) as { step: number }).step)).toEqual([1, 2, 3, 4]);
@@ -81,7 +49,7 @@ describe('a run directory', () => {
     mkdirSync(join(checkpoints, '.tmp-iter-000003-99999', 'policy'), { recursive: true });
     writeFileSync(join(checkpoints, 'latest.tmp-99999'), 'iter-000003\n');
     writeFileSync(join(runDir, 'manifest.json.tmp-99999'), '{');
-    await train({ resume: runDir, report: false }, quiet, []);
+    await train({ resume: runDir, report: false }, quietIo, []);
     expect(readdirSync(checkpoints).filter((entry) => entry.includes('tmp'))).toEqual([]);
     expect(readdirSync(runDir).filter((entry) => entry.includes('tmp'))).toEqual([]);
   }, 120_000);
@@ -89,7 +57,7 @@ describe('a run directory', () => {
   it('is not resumed when a log lost records since the checkpoint, and nothing is padded', async () => {
     const runDir = await runToResume(mkdtempSync(join(tmpdir(), 'pilotrl-lock-')));
     truncateSync(runPaths(runDir).metrics, 20);
-    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+    await expect(train({ resume: runDir, report: false }, quietIo, [])).rejects.toThrow(
       /metrics\.jsonl holds 20 bytes, fewer than the \d+ it held at the checkpoint/,
     );
     expect(readFileSync(runPaths(runDir).metrics)).toHaveLength(20);
@@ -100,18 +68,18 @@ describe('a run directory', () => {
     const runDir = await runToResume(dir);
     const paths = runPaths(runDir);
     rmSync(paths.manifest);
-    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+    await expect(train({ resume: runDir, report: false }, quietIo, [])).rejects.toThrow(
       /was cut short while it was being made \(no manifest\.json\)/,
     );
     writeFileSync(paths.metrics, '{"step":99}\n');
-    await train({ config, out: runDir, report: false }, quiet, []);
+    await train({ config, out: runDir, report: false }, quietIo, []);
     const steps = readFileSync(paths.metrics, 'utf8')
       .trim()
       .split('\n')
       .map((line) => (JSON.parse(line) as { step: number }).step);
     expect(steps).toEqual([1, 2]);
     writeFileSync(paths.configJson, '{"name": "cut');
-    await expect(train({ resume: runDir, report: false }, quiet, [])).rejects.toThrow(
+    await expect(train({ resume: runDir, report: false }, quietIo, [])).rejects.toThrow(
       /config\.json is damaged: /,
     );
   }, 120_000);

@@ -1,0 +1,47 @@
+// A curriculum small enough for tests that train for real: SFT of two steps and `stages` joint
+// stages of two iterations on the testkit corridor, and a CLI io that prints nothing.
+import type { CliIo } from './commands/io';
+import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
+
+export function tinyCorridorConfig(
+  stages: number,
+  overrides: Partial<CurriculumConfigInput> = {},
+): CurriculumConfig {
+  return parseConfig({
+    name: `tiny-${stages}`,
+    env: { id: 'testkit/corridor', maxSteps: 4 },
+    policy: { size: 'tiny', tokenizerCorpusTasks: 5, vocabSize: 340, contextLength: 320 },
+    agent: {
+      prompt: 'compact',
+      planRevision: 'never',
+      historyWindow: 1,
+      maxPlanTokens: 12,
+      maxActionTokens: 10,
+    },
+    sft: {
+      demonstrations: 5,
+      steps: 2,
+      batchSize: 2,
+      learningRate: 1e-3,
+      stepsPerIteration: 1,
+      warmupSteps: 0,
+    },
+    stages: Array.from({ length: stages }, () => ({
+      kind: 'joint' as const,
+      iterations: 2,
+      tasksPerIteration: 1,
+      groupSize: 2,
+      learningRate: 1e-3,
+      rewards: { outcome: 1 },
+    })),
+    eval: { episodes: 2, every: 10, splits: ['valid_unseen'] },
+    checkpoint: { every: 10, keep: 1 },
+    ...overrides,
+  });
+}
+
+export const quietIo: CliIo = {
+  stdin: process.stdin,
+  stdout: { write: () => true },
+  stderr: { write: () => true },
+};
