@@ -161,10 +161,21 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
   const headers: Record<string, string> = { ...config.headers, 'content-type': 'application/json' };
   if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
 
+  // A 2xx that is not the answer asked for is most often a reply cut off on the way (a proxy, a
+  // restarting server): it is retried like a 5xx, within retry.maxRetries.
+  const malformed = (status: number, detail: string): AttemptOutcome => ({
+    ok: false,
+    reason: 'malformed',
+    status,
+    retriable: config.retry.retryOnMalformed,
+    detail,
+  });
+
   async function attempt(
     url: string,
     init: RequestInit,
     signal: AbortSignal | undefined,
+    validate: BodyCheck | undefined,
   ): Promise<AttemptOutcome> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), config.timeoutMs);
@@ -183,17 +194,14 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
           detail: `HTTP ${response.status} ${response.statusText}: ${errorMessageOf(text)}`,
         };
       }
+      let body: unknown;
       try {
-        return { ok: true, body: JSON.parse(text) };
+        body = JSON.parse(text);
       } catch {
-        return {
-          ok: false,
-          reason: 'http',
-          status: response.status,
-          retriable: false,
-          detail: `body is not JSON: ${snippet(text)}`,
-        };
+        return malformed(response.status, `body is not JSON: ${snippet(text)}`);
       }
+      const problem = validate?.(body);
+      return problem === undefined ? { ok: true, body } : malformed(response.status, problem);
     } catch (error) {
       if (signal?.aborted)
         return { ok: false, reason: 'aborted', retriable: false, detail: 'aborted by the caller' };
@@ -216,6 +224,7 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
     path: string,
     body: unknown,
     signal?: AbortSignal,
+    validate?: BodyCheck,
   ): Promise<unknown> {
     const url = `${baseUrl}${path}`;
     const endpoint = `${method} ${describeEndpoint(url)}`;
@@ -223,7 +232,7 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
     for (let attemptNumber = 1; ; attemptNumber++) {
       const outcome: AttemptOutcome = signal?.aborted
         ? { ok: false, reason: 'aborted', retriable: false, detail: 'aborted by the caller' }
-        : await limiter.run(() => attempt(url, init, signal));
+        : await limiter.run(() => attempt(url, init, signal, validate));
       if (outcome.ok) return outcome.body;
       const fail = (extra = '') => {
         emit({
@@ -277,20 +286,8 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
     body: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<ChatCompletionResponse> {
-    const raw = await send('POST', '/chat/completions', body, signal);
-    const parsed = chatCompletionResponseSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new LlmResponseError(
-        chatEndpoint,
-        redact(
-          `${chatEndpoint} answered with a body that is not a chat completion (${parsed.error.issues
-            .slice(0, 3)
-            .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-            .join('; ')}); is baseUrl an OpenAI-compatible /v1 endpoint?`,
-        ),
-      );
-    }
-    return parsed.data;
+    const raw = await send('POST', '/chat/completions', body, signal, checkChatCompletion);
+    return chatCompletionResponseSchema.parse(raw);
   }
 
   function wireBody(request: {
@@ -439,15 +436,12 @@ export function createChatClient(options: ChatClientOptions, hooks: ChatClientHo
       };
     },
     async listModels(callOptions = {}) {
-      const raw = await send('GET', '/models', undefined, callOptions.signal);
-      const parsed = modelListSchema.safeParse(raw);
-      if (!parsed.success) {
-        throw new LlmResponseError(
-          chatEndpoint,
-          `GET ${describeEndpoint(`${baseUrl}/models`)} did not return a model list`,
-        );
-      }
-      return parsed.data.data.map((model) => model.id);
+      const raw = await send('GET', '/models', undefined, callOptions.signal, (body) =>
+        modelListSchema.safeParse(body).success
+          ? undefined
+          : `body is not a model list: ${snippet(JSON.stringify(body))}`,
+      );
+      return modelListSchema.parse(raw).data.map((model) => model.id);
     },
   };
 }
@@ -470,6 +464,19 @@ export function restoreStop(
   if (stopReason === undefined && stops.length === 1) return content + stops[0];
   return content;
 }
+
+/** Why a 2xx body is not the answer asked for, or undefined when it is. */
+type BodyCheck = (body: unknown) => string | undefined;
+
+const checkChatCompletion: BodyCheck = (body) => {
+  const parsed = chatCompletionResponseSchema.safeParse(body);
+  if (parsed.success) return undefined;
+  const issues = parsed.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+  return `body is not a chat completion (${issues})`;
+};
 
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -501,6 +508,8 @@ function hintFor(
   if (reason === 'timeout') return 'Raise timeoutMs or lower maxTokens.';
   if (reason === 'network') return 'Check that the server is running and that baseUrl is right.';
   if (reason === 'aborted') return 'The caller cancelled the request.';
+  if (reason === 'malformed')
+    return 'Is baseUrl an OpenAI-compatible /v1 endpoint? A proxy that cuts replies short also causes this.';
   if (status === 401 || status === 403) {
     return apiKeyEnv === undefined
       ? 'The server wants credentials: set apiKeyEnv to the environment variable that holds the key.'
@@ -510,5 +519,5 @@ function hintFor(
     return 'Check that baseUrl ends with /v1 and that the model name exists (listModels()).';
   if (status === 429) return 'The server is rate limiting: lower maxConcurrency or raise retry.maxRetries.';
   if (status !== undefined && status >= 500) return 'The server failed; see its logs.';
-  return 'The server rejected the request; see its message above.';
+  return 'The server rejected the request (its message is quoted above).';
 }

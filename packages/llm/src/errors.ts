@@ -2,8 +2,12 @@
 // the API key: every text that reaches an error passes through `redactSecret` first.
 import { PilotRLError } from '@pilotrl/core';
 
-/** Why a request failed: the server answered with an error status, the connection broke, it timed out, or the caller aborted it. */
-export type LlmFailureReason = 'http' | 'network' | 'timeout' | 'aborted';
+/**
+ * Why a request failed: the server answered with an error status, answered 2xx with a body that is
+ * not the answer asked for (truncated JSON, no choices), the connection broke, it timed out, or the
+ * caller aborted it.
+ */
+export type LlmFailureReason = 'http' | 'malformed' | 'network' | 'timeout' | 'aborted';
 
 /** A chat-completions request failed (after the retries it was allowed). */
 export class LlmRequestError extends PilotRLError {

@@ -11,6 +11,8 @@ export const retryOptionsSchema = z.object({
   maxDelayMs: z.number().nonnegative().default(30_000),
   /** Whether a request that ran past its timeout is tried again. */
   retryOnTimeout: z.boolean().default(true),
+  /** Whether a 2xx whose body is not the answer asked for (truncated JSON, no choices) is tried again. */
+  retryOnMalformed: z.boolean().default(true),
 });
 export type RetryOptions = z.input<typeof retryOptionsSchema>;
 export type ResolvedRetryOptions = z.output<typeof retryOptionsSchema>;
