@@ -93,7 +93,7 @@ export function compileGame(sources: GameSources): CompiledGame {
   const problemName = sources.names?.problem ?? 'problem';
   const grammarName = sources.names?.grammar ?? 'grammar';
   const domain = parseDomain(sources.domain, domainName);
-  const problem = parseProblem(sources.problem, problemName);
+  const problem = parseProblem(sources.problem, problemName, domain);
   if (problem.domain !== '' && problem.domain !== domain.name) {
     throw new ParseError(
       problemName,
@@ -145,6 +145,32 @@ function compileParsed(
     return list;
   };
   const objectNamesOfType = (type: string) => objectsOfType(type).map((e) => entityIds[e]!);
+
+  // Normal forms of every condition, each refused over the size limits before any grounding.
+  const goalBranches = toBranches(problem.goal, objectNamesOfType, {
+    source: problemName(sources),
+    line: undefined,
+    what: 'the goal',
+  });
+  const normalForms = domain.actions.map((action) => {
+    const origin = (what: string) => ({
+      source: domainName(sources),
+      line: action.line,
+      what: `action ${action.name}: ${what}`,
+    });
+    return {
+      actionBranches: toBranches(action.precondition, objectNamesOfType, origin('the precondition')),
+      effectConditions: action.effects.map((effect) =>
+        effect.condition === undefined
+          ? undefined
+          : toBranches(
+              effect.condition,
+              objectNamesOfType,
+              origin(`the condition of an effect on ${effect.pred}`),
+            ),
+      ),
+    };
+  });
 
   // Facts: static predicates never appear in an effect.
   const fluentPredicates = new Set<string>();
@@ -318,11 +344,8 @@ function compileParsed(
   const ops: GroundOp[] = [];
   const branches: GroundBranch[] = [];
   const opIndex = new Map<string, number>();
-  for (const action of domain.actions) {
-    const actionBranches = toBranches(action.precondition, objectNamesOfType);
-    const effectConditions = action.effects.map((effect) =>
-      effect.condition === undefined ? undefined : toBranches(effect.condition, objectNamesOfType),
-    );
+  for (const [actionIndex, action] of domain.actions.entries()) {
+    const { actionBranches, effectConditions } = normalForms[actionIndex]!;
     effectConditions.forEach((cond) => {
       if (cond !== undefined && (cond.length !== 1 || cond[0]!.vars.length > 0)) {
         throw new ParseError(
@@ -423,7 +446,7 @@ function compileParsed(
 
   // Goal.
   const goal: { pos: number[]; neg: number[] }[] = [];
-  for (const branch of toBranches(problem.goal, objectNamesOfType)) {
+  for (const branch of goalBranches) {
     ground(branch.vars, branch.literals, (binding) => {
       const pos: number[] = [];
       const neg: number[] = [];

@@ -40,6 +40,13 @@ export {
   reaches,
 } from './hindsight-goal';
 export {
+  MAX_DNF_BRANCHES,
+  MAX_DNF_LITERALS,
+  MAX_GAME_FILE_BYTES,
+  MAX_NESTING,
+  MAX_OBJECTS,
+} from './limits';
+export {
   detectDialect,
   type LoadedGame,
   loadGame,

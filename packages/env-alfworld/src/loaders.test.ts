@@ -145,4 +145,33 @@ describe('alfworld-replay', () => {
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toBe(text);
   });
+
+  it('refuses a game nested 5,000 deep with one line on stderr and exit code 1', () => {
+    const file = writeGameFile(scene, { dialect: 'legacy' });
+    const deepGoal = `(:goal ${'(and '.repeat(5000)}(holdsany agent1)${')'.repeat(5000)})`;
+    const deep = join(dir, 'deep.tw-pddl');
+    writeFileSync(
+      deep,
+      JSON.stringify({ ...file, pddl_problem: file.pddl_problem.replace(/^\(:goal .*$/m, deepGoal) }),
+    );
+    const actionsFile = join(dir, 'no-actions.txt');
+    writeFileSync(actionsFile, '');
+    const cli = spawnSync(
+      process.execPath,
+      [
+        '--conditions=@pilotrl/source',
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'replay-cli.ts'),
+        deep,
+        actionsFile,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(cli.status).toBe(1);
+    expect(cli.stdout).toBe('');
+    expect(cli.stderr).toMatch(
+      /^alfworld-replay: \S*deep\.tw-pddl \(pddl_problem\):\d+: lists nest 5003 deep; the limit is 64 \(MAX_NESTING\)\n$/,
+    );
+  });
 });

@@ -1,6 +1,6 @@
 // Loaders of real ALFWorld data: a `game.tw-pddl` file, or an `initial_state.pddl` problem with
 // its `traj_data.json`, or a trial directory holding either. Bad files give a ParseError that names
-// the file, the line and the problem.
+// the file, the line and the problem; a file over `MAX_GAME_FILE_BYTES` is refused before it is read.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ParseError } from '@pilotrl/core';
@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { type CompiledGame, compileGame } from './game';
 import { type Dialect, dialectSources, grammarWithTask } from './game-file';
 import { jsonErrorOffset } from './json-error';
+import { MAX_GAME_FILE_BYTES } from './limits';
 import { goalTemplates, type TaskType, taskTypes } from './vocabulary';
 
 export interface LoadedGame {
@@ -39,12 +40,25 @@ const trajDataSchema = z.looseObject({
 });
 
 function readText(path: string): string {
+  const unreadable = (error: unknown) =>
+    new ParseError(path, undefined, `cannot read the file (${(error as Error).message})`, { cause: error });
+  let bytes: number;
+  try {
+    bytes = statSync(path).size;
+  } catch (error) {
+    throw unreadable(error);
+  }
+  if (bytes > MAX_GAME_FILE_BYTES) {
+    throw new ParseError(
+      path,
+      undefined,
+      `file is ${bytes} bytes; the limit is ${MAX_GAME_FILE_BYTES} (MAX_GAME_FILE_BYTES)`,
+    );
+  }
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ParseError(path, undefined, `cannot read the file (${(error as Error).message})`, {
-      cause: error,
-    });
+    throw unreadable(error);
   }
 }
 

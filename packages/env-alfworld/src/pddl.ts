@@ -1,6 +1,8 @@
 // PDDL domain and problem parser (the ADL subset TextWorld games use: typing, and/or/not,
-// exists/forall, when, equality; numeric fluents such as total-cost are read and ignored).
+// exists/forall, when, equality; numeric fluents such as total-cost are read and ignored). Every
+// predicate a condition or an effect names must be declared by the domain.
 import { ParseError } from '@pilotrl/core';
+import { MAX_OBJECTS } from './limits';
 import { isList, readSExpr, type SExpr, type SList } from './sexpr';
 
 export interface TypedName {
@@ -87,7 +89,25 @@ export function parseTypedList(items: readonly SExpr[], source: string, line: nu
   return result;
 }
 
-function parseFormula(expr: SExpr, source: string, line: number): Formula {
+/** Where formulas and effects are read, and the predicates they may name. */
+interface ReadContext {
+  readonly source: string;
+  /** What is being read, for errors: `the goal`, `action pickupobject`. */
+  readonly owner: string;
+  readonly domain: Pick<Domain, 'name' | 'predicates'>;
+}
+
+function checkPredicate(pred: string, context: ReadContext, line: number): void {
+  if (pred === '=' || context.domain.predicates.has(pred)) return;
+  throw new ParseError(
+    context.source,
+    line,
+    `${context.owner} names predicate "${pred}", which domain "${context.domain.name}" does not declare in (:predicates ...)`,
+  );
+}
+
+function parseFormula(expr: SExpr, context: ReadContext, line: number): Formula {
+  const { source } = context;
   const list = expectList(expr, source, line, 'a condition');
   const at = list.line;
   const tag = head(list);
@@ -98,15 +118,15 @@ function parseFormula(expr: SExpr, source: string, line: number): Formula {
   switch (tag) {
     case 'and':
     case 'or':
-      return { kind: tag, parts: list.items.slice(1).map((part) => parseFormula(part, source, at)) };
+      return { kind: tag, parts: list.items.slice(1).map((part) => parseFormula(part, context, at)) };
     case 'not': {
       if (list.items.length !== 2) throw new ParseError(source, at, '(not ...) takes exactly one condition');
-      return { kind: 'not', arg: parseFormula(list.items[1]!, source, at) };
+      return { kind: 'not', arg: parseFormula(list.items[1]!, context, at) };
     }
     case 'imply': {
       if (list.items.length !== 3) throw new ParseError(source, at, '(imply A B) takes two conditions');
-      const a = parseFormula(list.items[1]!, source, at);
-      const b = parseFormula(list.items[2]!, source, at);
+      const a = parseFormula(list.items[1]!, context, at);
+      const b = parseFormula(list.items[2]!, context, at);
       return { kind: 'or', parts: [{ kind: 'not', arg: a }, b] };
     }
     case 'exists':
@@ -117,9 +137,10 @@ function parseFormula(expr: SExpr, source: string, line: number): Formula {
         at,
       );
       if (list.items.length !== 3) throw new ParseError(source, at, `(${tag} (vars) body) takes one body`);
-      return { kind: tag, vars, body: parseFormula(list.items[2]!, source, at) };
+      return { kind: tag, vars, body: parseFormula(list.items[2]!, context, at) };
     }
     default: {
+      checkPredicate(tag, context, at);
       const args = list.items.slice(1).map((arg) => expectSymbol(arg, source, at, `an argument of ${tag}`));
       return { kind: 'atom', pred: tag, args };
     }
@@ -130,12 +151,13 @@ const numericEffects = new Set(['increase', 'decrease', 'assign', 'scale-up', 's
 
 function parseEffect(
   expr: SExpr,
-  source: string,
+  context: ReadContext,
   line: number,
   vars: readonly TypedName[],
   condition: Formula | undefined,
   out: EffectLiteral[],
 ): void {
+  const { source } = context;
   const list = expectList(expr, source, line, 'an effect');
   const at = list.line;
   const tag = head(list);
@@ -144,29 +166,32 @@ function parseEffect(
     throw new ParseError(source, at, 'an effect must start with a name');
   }
   if (tag === 'and') {
-    for (const part of list.items.slice(1)) parseEffect(part, source, at, vars, condition, out);
+    for (const part of list.items.slice(1)) parseEffect(part, context, at, vars, condition, out);
   } else if (tag === 'when') {
     if (condition !== undefined)
       throw new ParseError(source, at, 'nested (when ...) effects are unsupported');
-    parseEffect(list.items[2]!, source, at, vars, parseFormula(list.items[1]!, source, at), out);
+    parseEffect(list.items[2]!, context, at, vars, parseFormula(list.items[1]!, context, at), out);
   } else if (tag === 'forall') {
     const more = parseTypedList(expectList(list.items[1], source, at, 'forall variables').items, source, at);
-    parseEffect(list.items[2]!, source, at, [...vars, ...more], condition, out);
+    parseEffect(list.items[2]!, context, at, [...vars, ...more], condition, out);
   } else if (numericEffects.has(tag)) {
     return;
   } else if (tag === 'not') {
     const atom = expectList(list.items[1], source, at, 'a negated atom');
     const pred = expectSymbol(atom.items[0], source, at, 'a predicate');
+    checkPredicate(pred, context, atom.line);
     const args = atom.items.slice(1).map((arg) => expectSymbol(arg, source, at, 'an argument'));
     out.push({ vars, condition, pred, args, negated: true });
   } else {
+    checkPredicate(tag, context, at);
     const args = list.items.slice(1).map((arg) => expectSymbol(arg, source, at, 'an argument'));
     out.push({ vars, condition, pred: tag, args, negated: false });
   }
 }
 
-function parseAction(list: SList, source: string): ActionSchema {
+function parseAction(list: SList, source: string, domain: Pick<Domain, 'name' | 'predicates'>): ActionSchema {
   const name = expectSymbol(list.items[1], source, list.line, 'the action name');
+  const context: ReadContext = { source, owner: `action ${name}`, domain };
   let params: TypedName[] = [];
   let precondition: Formula = { kind: 'true' };
   const effects: EffectLiteral[] = [];
@@ -177,8 +202,8 @@ function parseAction(list: SList, source: string): ActionSchema {
       throw new ParseError(source, list.line, `action ${name}: ${String(key)} has no value`);
     if (key === ':parameters') {
       params = parseTypedList(expectList(value, source, list.line, 'parameters').items, source, list.line);
-    } else if (key === ':precondition') precondition = parseFormula(value, source, list.line);
-    else if (key === ':effect') parseEffect(value, source, list.line, [], undefined, effects);
+    } else if (key === ':precondition') precondition = parseFormula(value, context, list.line);
+    else if (key === ':effect') parseEffect(value, context, list.line, [], undefined, effects);
     else throw new ParseError(source, list.line, `action ${name}: unknown key ${String(key)}`);
   }
   return { name, params, precondition, effects, line: list.line };
@@ -195,7 +220,7 @@ export function parseDomain(text: string, source: string): Domain {
   const typeParents = new Map<string, string>();
   let constants: TypedName[] = [];
   const predicates = new Set<string>();
-  const actions: ActionSchema[] = [];
+  const actionLists: SList[] = [];
   for (const section of root.items.slice(2)) {
     const list = expectList(section, source, root.line, 'a domain section');
     const tag = head(list);
@@ -204,8 +229,10 @@ export function parseDomain(text: string, source: string): Domain {
       for (const { name, type } of parseTypedList(list.items.slice(1), source, list.line)) {
         if (name !== 'object') typeParents.set(name, type);
       }
-    } else if (tag === ':constants') constants = parseTypedList(list.items.slice(1), source, list.line);
-    else if (tag === ':predicates') {
+    } else if (tag === ':constants') {
+      constants = parseTypedList(list.items.slice(1), source, list.line);
+      checkObjectCount(constants.length, 'constants', source, list.line);
+    } else if (tag === ':predicates') {
       for (const pred of list.items.slice(1))
         predicates.add(
           expectSymbol(
@@ -215,13 +242,21 @@ export function parseDomain(text: string, source: string): Domain {
             'a predicate name',
           ),
         );
-    } else if (tag === ':action') actions.push(parseAction(list, source));
+    } else if (tag === ':action') actionLists.push(list);
     else throw new ParseError(source, list.line, `unsupported domain section ${String(tag)}`);
   }
-  return { name: String(nameList.items[1]), typeParents, constants, predicates, actions };
+  const name = String(nameList.items[1]);
+  // Actions are read once every section is, so that (:predicates ...) may come after them.
+  const actions = actionLists.map((list) => parseAction(list, source, { name, predicates }));
+  return { name, typeParents, constants, predicates, actions };
 }
 
-export function parseProblem(text: string, source: string): Problem {
+/** Reads a problem; its goal may name only the predicates `domain` declares. */
+export function parseProblem(
+  text: string,
+  source: string,
+  domain: Pick<Domain, 'name' | 'predicates'>,
+): Problem {
   const root = readSExpr(text, source);
   if (head(root) !== 'define')
     throw new ParseError(source, root.line, 'a problem must start with (define ...)');
@@ -229,7 +264,7 @@ export function parseProblem(text: string, source: string): Problem {
   if (head(nameList) !== 'problem') {
     throw new ParseError(source, nameList.line, 'expected (problem NAME): is this a domain file?');
   }
-  let domain = '';
+  let domainName = '';
   let objects: TypedName[] = [];
   const init: string[][] = [];
   const seen = new Set<string>();
@@ -237,10 +272,12 @@ export function parseProblem(text: string, source: string): Problem {
   for (const section of root.items.slice(2)) {
     const list = expectList(section, source, root.line, 'a problem section');
     const tag = head(list);
-    if (tag === ':domain') domain = expectSymbol(list.items[1], source, list.line, 'the domain name');
+    if (tag === ':domain') domainName = expectSymbol(list.items[1], source, list.line, 'the domain name');
     else if (tag === ':requirements' || tag === ':metric') continue;
-    else if (tag === ':objects') objects = parseTypedList(list.items.slice(1), source, list.line);
-    else if (tag === ':init') {
+    else if (tag === ':objects') {
+      objects = parseTypedList(list.items.slice(1), source, list.line);
+      checkObjectCount(objects.length, 'objects', source, list.line);
+    } else if (tag === ':init') {
       for (const fact of list.items.slice(1)) {
         const atom = expectList(fact, source, list.line, 'an initial fact');
         const pred = expectSymbol(atom.items[0], source, atom.line, 'a predicate');
@@ -255,7 +292,8 @@ export function parseProblem(text: string, source: string): Problem {
           init.push(parts);
         }
       }
-    } else if (tag === ':goal') goal = parseFormula(list.items[1]!, source, list.line);
+    } else if (tag === ':goal')
+      goal = parseFormula(list.items[1]!, { source, owner: 'the goal', domain }, list.line);
     else throw new ParseError(source, list.line, `unsupported problem section ${String(tag)}`);
   }
   if (goal === undefined) throw new ParseError(source, root.line, 'the problem has no (:goal ...)');
@@ -264,5 +302,15 @@ export function parseProblem(text: string, source: string): Problem {
     if (names.has(object.name)) throw new ParseError(source, undefined, `duplicate object ${object.name}`);
     names.add(object.name);
   }
-  return { name: String(nameList.items[1]), domain, objects, init, goal };
+  return { name: String(nameList.items[1]), domain: domainName, objects, init, goal };
+}
+
+function checkObjectCount(count: number, what: 'objects' | 'constants', source: string, line: number): void {
+  if (count > MAX_OBJECTS) {
+    throw new ParseError(
+      source,
+      line,
+      `declares ${count} ${what}; the limit is ${MAX_OBJECTS} (MAX_OBJECTS)`,
+    );
+  }
 }

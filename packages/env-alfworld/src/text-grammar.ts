@@ -2,6 +2,7 @@
 // `{expr | query}`, `[{...}]` lists, literal text) and derives text from them against a fact view,
 // with TextWorld's rule choice (first rule whose condition holds) and list rendering.
 import { EnvError, ParseError } from '@pilotrl/core';
+import { MAX_NESTING } from './limits';
 import type { GrammarRuleText } from './twl2';
 
 /** A query conjunct such as `inreceptacle(o:object, r:receptacle)` (`!p` reads as `not_p`). */
@@ -63,12 +64,15 @@ function parseExpr(text: string, where: string): Expr {
   const fail = (problem: string): never => {
     throw new ParseError(where, undefined, `unsupported expression {${text}}: ${problem}`);
   };
+  let depth = 0;
   const primary = (): Expr => {
     const token = tokens[i++];
     if (token === undefined) return fail('it ends too early');
     if (token === '(') {
+      if (++depth > MAX_NESTING) fail(`parentheses nest deeper than ${MAX_NESTING} (MAX_NESTING)`);
       const inner = orExpr();
       if (tokens[i++] !== ')') fail('missing ")"');
+      depth--;
       return inner;
     }
     if (token.startsWith("'") || token.startsWith('"')) return { t: 'str', value: token.slice(1, -1) };

@@ -2,6 +2,7 @@
 // `action Name { template :: "..."; feedback :: "..."; grammar :: """{json}"""; }` entries.
 // Later JSON blocks replace earlier rules of the same name, as TextWorld merges them.
 import { ParseError } from '@pilotrl/core';
+import { checkTextSize } from './limits';
 
 export interface GrammarRuleText {
   readonly condition: string;
@@ -44,6 +45,7 @@ function dedent(text: string): string {
 }
 
 export function parseGrammarFile(text: string, source: string): GrammarFile {
+  checkTextSize(text, source);
   const actions = new Map<string, ActionText>();
   const merged: Record<string, GrammarRuleText[]> = {};
   let pos = 0;

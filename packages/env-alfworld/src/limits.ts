@@ -1,0 +1,34 @@
+// Limits on what a game file may ask of the engine, each checked before the work it bounds: a file's
+// size before it is read, list nesting before the text is parsed, objects as they are declared, and a
+// condition's disjunctive normal form before it is expanded. ALFWorld's files stay far below all
+// of them; a file beyond one is refused with a ParseError that names the file, the limit and the
+// measured value, instead of exhausting the stack or the heap.
+import { Buffer } from 'node:buffer';
+import { ParseError } from '@pilotrl/core';
+
+/** Largest game file, or text of one, in bytes (ALFWorld-format game files: 94 KB at most). */
+export const MAX_GAME_FILE_BYTES = 4 * 1024 * 1024;
+
+/** Deepest nesting of PDDL lists, and of parentheses in a grammar expression (ALFWorld's: 9 deep). */
+export const MAX_NESTING = 64;
+
+/** Most objects a problem declares, and constants a domain declares (ALFWorld's: 240 at most). */
+export const MAX_OBJECTS = 4096;
+
+/** Most alternatives (conjunctions) in a condition's disjunctive normal form (ALFWorld's: 3). */
+export const MAX_DNF_BRANCHES = 4096;
+
+/** Most literals over all those alternatives; `forall` repeats its body per object (ALFWorld's: 14). */
+export const MAX_DNF_LITERALS = 65_536;
+
+/** Refuses a text (a game file's part, a domain, a problem or a grammar) over `MAX_GAME_FILE_BYTES`. */
+export function checkTextSize(text: string, source: string): void {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_GAME_FILE_BYTES) {
+    throw new ParseError(
+      source,
+      undefined,
+      `text is ${bytes} bytes; the limit is ${MAX_GAME_FILE_BYTES} (MAX_GAME_FILE_BYTES)`,
+    );
+  }
+}
