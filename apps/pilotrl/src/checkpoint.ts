@@ -1,11 +1,12 @@
 // Atomic training checkpoints. A checkpoint is a directory (trainer state + the policy's own saved
 // state) written under a temporary name and renamed into place; `latest` is a pointer file updated
-// the same way, so a kill at any moment leaves the previous checkpoint intact.
+// the same way, so a kill at any moment leaves the previous checkpoint intact. Each is flushed to
+// the disk before the next step depends on it, so a power loss leaves the previous one intact too.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CheckpointError, type RngState, type TrainablePolicy } from '@pilotrl/core';
 import { z } from 'zod';
-import { writeFileAtomic } from './run-dir';
+import { fsyncDir, fsyncFile, runPaths, writeFileAtomic, writeFileDurable } from './run-dir';
 
 export const CHECKPOINT_FORMAT = 1;
 
@@ -35,6 +36,12 @@ const PHASE_STATE = 'phase-state.json';
 
 const checkpointName = (globalIteration: number) => `iter-${String(globalIteration).padStart(6, '0')}`;
 
+/**
+ * Saves `state` and `policy` as the checkpoint of `state.globalIteration` in `checkpointsDir` (a run
+ * directory's `checkpoints`), points `latest` at it and keeps the newest `keep`. The run's logs are
+ * flushed first, so the lengths `state.logBytes` records are on the disk when the checkpoint is.
+ * The policy's `saveState` flushes what it writes.
+ */
 export async function saveCheckpoint(
   checkpointsDir: string,
   state: TrainerState,
@@ -47,12 +54,16 @@ export async function saveCheckpoint(
   const tempDir = join(checkpointsDir, `.tmp-${name}-${process.pid}`);
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
+  const logs = runPaths(dirname(checkpointsDir));
+  for (const log of [logs.metrics, logs.episodes, logs.evals]) if (existsSync(log)) fsyncFile(log);
   await policy.saveState(join(tempDir, 'policy'));
   const { phaseState, ...trainer } = state;
-  if (phaseState !== undefined) writeFileAtomic(join(tempDir, PHASE_STATE), JSON.stringify(phaseState));
-  writeFileAtomic(join(tempDir, 'trainer.json'), `${JSON.stringify(trainer, null, 2)}\n`);
+  if (phaseState !== undefined) writeFileDurable(join(tempDir, PHASE_STATE), JSON.stringify(phaseState));
+  writeFileDurable(join(tempDir, 'trainer.json'), `${JSON.stringify(trainer, null, 2)}\n`);
+  fsyncDir(tempDir);
   rmSync(finalDir, { recursive: true, force: true });
   renameSync(tempDir, finalDir);
+  fsyncDir(checkpointsDir);
   writeFileAtomic(join(checkpointsDir, 'latest'), `${name}\n`);
   const old = readdirSync(checkpointsDir)
     .filter((entry) => entry.startsWith('iter-') && entry !== name)

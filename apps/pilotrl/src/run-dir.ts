@@ -3,8 +3,11 @@
 // as JSONL, atomic checkpoints and the report.
 import { createHash } from 'node:crypto';
 import {
+  closeSync,
   existsSync,
+  fsyncSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -51,12 +54,50 @@ export const runPaths = (runDir: string) => ({
   report: join(runDir, 'report'),
 });
 
-/** Writes `text` to `path` through a temporary file and a rename, so readers never see half a file. */
+// A rename is atomic, but without fsync the kernel may put the new name on the disk before the
+// file's data, and a power loss then leaves a renamed-but-empty file: files are flushed before they
+// are renamed or recorded, and directories after names are created or renamed in them.
+function flush(path: string, flags: string): void {
+  const fd = openSync(path, flags);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Flushes the data of the file at `path` to the disk. */
+export function fsyncFile(path: string): void {
+  flush(path, 'r+');
+}
+
+/** Flushes the entries of `dir` (files created in it, renamed into it) to the disk. */
+export function fsyncDir(dir: string): void {
+  // Windows refuses to flush a directory (EPERM); there the rename is left to NTFS's journal.
+  if (process.platform !== 'win32') flush(dir, 'r');
+}
+
+/** Writes `text` to `path` and flushes it to the disk before returning. */
+export function writeFileDurable(path: string, text: string): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeFileSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `text` to `path` through a flushed temporary file and a rename, then flushes the
+ * directory: readers never see half a file, and once it returns a power loss cannot undo it.
+ */
 export function writeFileAtomic(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.tmp-${process.pid}`;
-  writeFileSync(temp, text);
+  writeFileDurable(temp, text);
   renameSync(temp, path);
+  fsyncDir(dirname(path));
 }
 
 export function sha256(text: string | Buffer): string {
@@ -84,6 +125,8 @@ export function createRunDir(runDir: string, config: CurriculumConfig, manifest:
   writeFileAtomic(paths.config, toYaml(config));
   writeFileAtomic(paths.configJson, `${JSON.stringify(config, null, 2)}\n`);
   writeFileAtomic(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+  // The run directory's own name, so its checkpoints cannot outlive it on the disk.
+  fsyncDir(dirname(resolve(runDir)));
 }
 
 export function readRunConfig(runDir: string): CurriculumConfig {

@@ -1,14 +1,16 @@
 // Checkpoint directories: `checkpoint.json` (format version, model config, tokenizer, policy
 // version, tensor table, SHA-256 of the weights, then the SHA-256 of everything before it) and `weights.bin` (float32 little-endian: model
 // weights, then AdamW moments). A directory is written under a temporary name and renamed into
-// place, so readers see the old checkpoint or the new one, never a half-written one.
+// place, so readers see the old checkpoint or the new one, never a half-written one; its files and
+// the directories around the rename are flushed to the disk, so a power loss cannot leave it empty.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CheckpointError } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AdamW } from './adamw';
+import { fsyncDir, writeFileDurable } from './durable-fs';
 import { type ModelConfig, modelConfigSchema } from './model';
 import { type SerializedTokenizer, serializedTokenizerSchema } from './tokenizer';
 
@@ -90,8 +92,9 @@ export async function writeCheckpoint(dir: string, contents: CheckpointContents)
   const retired = join(dirname(dir), `.${basename(dir)}.old-${unique}`);
   await mkdir(staging, { recursive: true });
   try {
-    await writeFile(join(staging, WEIGHTS), bytes);
-    await writeFile(join(staging, MANIFEST), JSON.stringify(manifest));
+    await writeFileDurable(join(staging, WEIGHTS), bytes);
+    await writeFileDurable(join(staging, MANIFEST), JSON.stringify(manifest));
+    await fsyncDir(staging);
     let replaced = false;
     try {
       await rename(dir, retired);
@@ -100,6 +103,7 @@ export async function writeCheckpoint(dir: string, contents: CheckpointContents)
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     await rename(staging, dir);
+    await fsyncDir(dirname(dir));
     if (replaced) await rm(retired, { recursive: true, force: true });
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
