@@ -5,6 +5,7 @@ import { ConfigError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, modelDimensions, parseConfig } from './config';
 import { presetConfig, presets } from './presets';
+import { readRunConfig } from './run-dir';
 
 const minimal = {
   stages: [
@@ -210,4 +211,81 @@ describe('curriculum config', () => {
       contextLength: 256,
     });
   });
+});
+
+describe('sizes a run cannot hold', () => {
+  const stage = minimal.stages[0]!;
+
+  it('refuses a group or task count past its bound, naming the stage key', () => {
+    expect(problems({ stages: [{ ...stage, groupSize: 1e9 }] })).toContain(
+      'stages.0.groupSize: must be at most 1024 (got 1000000000)',
+    );
+    expect(problems({ stages: [stage, { ...stage, tasksPerIteration: 1e9 }] })).toContain(
+      'stages.1.tasksPerIteration: must be at most 100000 (got 1000000000)',
+    );
+    expect(problems({ ...minimal, sft: { demonstrations: 1e9, steps: 1e12, learningRate: 1 } })).toMatch(
+      /sft\.demonstrations: must be at most 50000 .*\n {2}sft\.steps: must be at most 10000000/,
+    );
+    expect(problems({ ...minimal, env: { maxSteps: 1e6 }, eval: { episodes: 1e9 } })).toMatch(
+      /env\.maxSteps: must be at most 1000 .*\n {2}eval\.episodes: must be at most 100000/,
+    );
+  });
+
+  it('refuses dModel 1000000 at load, from a file as from an object', () => {
+    expect(problems({ ...minimal, policy: { dModel: 1e6 } })).toContain(
+      'policy.dModel: must be at most 8192 (got 1000000)',
+    );
+    const path = join(mkdtempSync(join(tmpdir(), 'pilotrl-bounds-')), 'huge.yaml');
+    writeFileSync(path, `policy: { dModel: 1000000 }\nstages: ${JSON.stringify(minimal.stages)}\n`);
+    expect(() => loadConfigFile(path)).toThrow('policy.dModel: must be at most 8192 (got 1000000)');
+  });
+
+  it('refuses a resumed run whose saved config asks for too much', () => {
+    const runDir = mkdtempSync(join(tmpdir(), 'pilotrl-bounds-'));
+    writeFileSync(join(runDir, 'config.json'), JSON.stringify({ stages: [{ ...stage, groupSize: 1e9 }] }));
+    writeFileSync(join(runDir, 'manifest.json'), '{}');
+    expect(() => readRunConfig(runDir)).toThrow('stages.0.groupSize: must be at most 1024 (got 1000000000)');
+  });
+
+  it('refuses a model whose training would not fit in memory, naming the key and the estimate', () => {
+    expect(problems({ ...minimal, policy: { dModel: 8192, layers: 128 } })).toContain(
+      'policy.dModel: 8192 (with layers 128, heads 4, contextLength 384, vocabSize 600) implies 1.0e11 parameters and about 3.5 TiB to train',
+    );
+    expect(problems({ ...minimal, policy: { contextLength: 16_384 } })).toMatch(
+      /policy\.contextLength: 16384 \(with dModel 64, layers 2, heads 4, vocabSize 600\) implies .* the limit is 16 GiB/,
+    );
+  });
+
+  it('refuses rollouts that hold more turns than memory takes', () => {
+    expect(problems({ stages: [{ ...stage, tasksPerIteration: 100_000, groupSize: 64 }] })).toContain(
+      'stages.0.tasksPerIteration: 100000 × groupSize 64 × env.maxSteps 30 = 1.9e8 turns per iteration, about 4.3 TiB held at policy.contextLength 384; the limit is 4 GiB',
+    );
+  });
+
+  it("refuses a vocabulary smaller than the tokenizer's special and byte tokens", () => {
+    expect(problems({ ...minimal, policy: { vocabSize: 100 } })).toContain(
+      'policy.vocabSize: must be at least 267 (got 100)',
+    );
+    expect(problems({ ...minimal, policy: { contextLength: 1 } })).toContain(
+      'policy.contextLength: must be at least 2 (got 1)',
+    );
+  });
+
+  it('accepts a large run that fits', () => {
+    const config = parseConfig({
+      env: { maxSteps: 50 },
+      policy: { size: 'base', dModel: 256, layers: 6, heads: 8, contextLength: 1024, vocabSize: 4000 },
+      sft: { demonstrations: 5000, steps: 20_000, batchSize: 64, learningRate: 1e-3 },
+      stages: [{ ...stage, iterations: 500, tasksPerIteration: 64, groupSize: 16 }],
+      eval: { episodes: 500 },
+    });
+    expect(modelDimensions(config.policy)).toMatchObject({ dModel: 256, layers: 6, contextLength: 1024 });
+  });
+
+  it.each(['quick', 'paper', 'react-baseline', 'reproduce-alfworld'])(
+    'loads the shipped preset %s',
+    (name) => {
+      expect(presetConfig(name).name).toBe(name);
+    },
+  );
 });

@@ -6,6 +6,13 @@ import { extname } from 'node:path';
 import { ConfigError } from '@pilotrl/core';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import {
+  keyLimits,
+  MIN_CONTEXT_LENGTH,
+  MIN_VOCAB_SIZE,
+  type ModelShape,
+  resourceProblems,
+} from './resource-bounds';
 
 /** A strict object whose unknown-key error lists the keys that are allowed at that place. */
 function strict<Shape extends z.ZodRawShape>(shape: Shape) {
@@ -20,6 +27,13 @@ function strict<Shape extends z.ZodRawShape>(shape: Shape) {
 
 const seed = z.number().int().nonnegative().max(0xffffffff);
 const positiveInt = z.number().int().positive();
+/** A whole number from `min` (default 1) to `max`; the bounds are listed in the README. */
+const count = (max: number, min = 1) =>
+  z
+    .number()
+    .int()
+    .min(min, { error: (issue) => `must be at least ${min} (got ${issue.input})` })
+    .max(max, { error: (issue) => `must be at most ${max} (got ${issue.input})` });
 
 export const envConfigSchema = strict({
   /** Registry id of the env (`alfworld` is the built-in generator). */
@@ -29,7 +43,7 @@ export const envConfigSchema = strict({
   /** Split the training tasks are drawn from. */
   trainSplit: z.string().min(1).default('train'),
   /** Step limit per episode. */
-  maxSteps: positiveInt.default(30),
+  maxSteps: count(keyLimits.maxSteps).default(30),
 });
 
 export const modelSizes = {
@@ -38,16 +52,19 @@ export const modelSizes = {
   base: { dModel: 128, layers: 4, heads: 4, contextLength: 512 },
 } as const;
 
+const DEFAULT_VOCAB_SIZE = 600;
+
 export const policyConfigSchema = strict({
   /** A named size, or explicit dimensions. */
   size: z.enum(Object.keys(modelSizes) as [keyof typeof modelSizes]).default('small'),
-  dModel: positiveInt.optional(),
-  layers: positiveInt.optional(),
-  heads: positiveInt.optional(),
-  contextLength: positiveInt.optional(),
+  dModel: count(keyLimits.dModel).optional(),
+  layers: count(keyLimits.layers).optional(),
+  heads: count(keyLimits.heads).optional(),
+  contextLength: count(keyLimits.contextLength, MIN_CONTEXT_LENGTH).optional(),
   /** Tasks whose text (observations, oracle plans and actions) trains the tokenizer. */
-  tokenizerCorpusTasks: positiveInt.default(200),
-  vocabSize: positiveInt.default(600),
+  tokenizerCorpusTasks: count(keyLimits.tokenizerCorpusTasks).default(200),
+  /** Tokens including the 11 special and 256 byte tokens. */
+  vocabSize: count(keyLimits.vocabSize, MIN_VOCAB_SIZE).default(DEFAULT_VOCAB_SIZE),
   /** Weight initialisation seed. */
   seed: seed.default(1),
   /** A linear value head on the final hidden state, trained with the policy (`estimator: gae` needs it). */
@@ -97,15 +114,15 @@ export const agentConfigSchema = strict({
 
 export const sftConfigSchema = strict({
   /** Oracle demonstrations generated from train tasks. */
-  demonstrations: positiveInt,
+  demonstrations: count(keyLimits.demonstrations),
   /**
    * Who plays them: `oracle` (the oracle's own solution: it walks straight to objects it knows the
    * place of) or `searching` (the env's demonstrator carries the oracle's plan out from what an agent
    * sees, looking in likely places first; the oracle's solution where it cannot).
    */
   demonstrator: z.enum(['oracle', 'searching']).default('oracle'),
-  steps: positiveInt,
-  batchSize: positiveInt.default(32),
+  steps: count(keyLimits.sftSteps),
+  batchSize: count(keyLimits.batchSize).default(32),
   learningRate: z.number().positive(),
   /** SFT steps per logged iteration (and per progress tick and checkpoint unit). */
   stepsPerIteration: positiveInt.default(25),
@@ -141,8 +158,8 @@ export const rewardNames = [
 
 export const expertIterationConfigSchema = strict({
   /** SFT steps per iteration on what was kept. */
-  sftSteps: positiveInt.default(48),
-  batchSize: positiveInt.default(32),
+  sftSteps: count(keyLimits.sftSteps).default(48),
+  batchSize: count(keyLimits.batchSize).default(32),
   /** Share of the SFT batches drawn from the kept steps; the rest come from the `sft` demonstrations. */
   mix: z.number().min(0).max(1).default(0.8),
   /** Lost groups learn the goal they did reach, where the env can name it (ALFWorld). */
@@ -158,9 +175,9 @@ const stageBase = {
    */
   algorithm: z.enum(['policy-gradient', 'expert-iteration']).default('policy-gradient'),
   expertIteration: expertIterationConfigSchema.default(expertIterationConfigSchema.parse({})),
-  iterations: positiveInt,
-  tasksPerIteration: positiveInt,
-  groupSize: positiveInt,
+  iterations: count(keyLimits.iterations),
+  tasksPerIteration: count(keyLimits.tasksPerIteration),
+  groupSize: count(keyLimits.groupSize),
   /** Advantages: group-relative (`grpo`, the paper's; `rloo`), `reinforce++`, `turn-level`, or `gae` (needs policy.valueHead). */
   estimator: z.enum(['grpo', 'rloo', 'reinforce++', 'turn-level', 'gae']).default('grpo'),
   /** GRPO: divide by the group's standard deviation. */
@@ -168,7 +185,7 @@ const stageBase = {
   loss: lossConfigSchema.default(lossConfigSchema.parse({})),
   learningRate: z.number().positive(),
   gradClipNorm: z.number().positive().default(1),
-  epochs: positiveInt.default(1),
+  epochs: count(keyLimits.epochs).default(1),
   minibatches: positiveInt.default(1),
   rewards: rewardWeights,
   /** Overlong penalty (DAPO): completions within `buffer` tokens of the limit lose up to `penalty`. */
@@ -185,7 +202,7 @@ export const stageConfigSchema = z.discriminatedUnion('kind', [
      * Plans offered per task (oracle plans in the env's plan steps): the oracle's among other plans
      * that reach the goal, for the policy to pick one and follow it. 1 gives the oracle's alone.
      */
-    planCandidates: positiveInt.default(1),
+    planCandidates: count(keyLimits.planCandidates).default(1),
   }),
   strict({
     kind: z.literal('plan'),
@@ -206,7 +223,7 @@ export const llmConfigSchema = strict({
 export const evalConfigSchema = strict({
   splits: z.array(z.string().min(1)).min(1).default(['valid_seen', 'valid_unseen']),
   /** Episodes per split. */
-  episodes: positiveInt.default(50),
+  episodes: count(keyLimits.evalEpisodes).default(50),
   /** Evaluate every this many iterations of each stage, and at the end of each stage. */
   every: positiveInt.default(10),
   temperature: z.number().min(0).default(0),
@@ -339,6 +356,21 @@ export const curriculumConfigSchema = strict({
   if (config.policy.init !== undefined && config.sft !== undefined) {
     issue(['sft'], 'policy.init loads a trained checkpoint; drop `sft` or `policy.init`');
   }
+  const { vocabSize, valueHead } = config.policy;
+  const model: ModelShape = { ...modelDimensions(config.policy), vocabSize, valueHead };
+  const baseline: ModelShape = {
+    ...modelSizes[config.policy.size],
+    vocabSize: DEFAULT_VOCAB_SIZE,
+    valueHead,
+  };
+  const run = {
+    model,
+    baseline,
+    maxSteps: config.env.maxSteps,
+    stages: config.stages,
+    evalEpisodes: config.eval.episodes,
+  };
+  for (const problem of resourceProblems(run)) issue(problem.path, problem.message);
 });
 
 export type CurriculumConfig = z.output<typeof curriculumConfigSchema>;
@@ -346,7 +378,7 @@ export type CurriculumConfigInput = z.input<typeof curriculumConfigSchema>;
 export type StageConfig = CurriculumConfig['stages'][number];
 
 /** The model dimensions a config asks for, named size overridden by explicit fields. */
-export function modelDimensions(policy: CurriculumConfig['policy']) {
+export function modelDimensions(policy: z.output<typeof policyConfigSchema>) {
   const base = modelSizes[policy.size];
   return {
     dModel: policy.dModel ?? base.dModel,
