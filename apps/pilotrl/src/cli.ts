@@ -7,8 +7,9 @@ import { evalCommand } from './commands/eval';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
 import { reproduce } from './commands/reproduce';
-import { serve } from './commands/serve';
+import { serveUntilStopped } from './commands/serve';
 import { train } from './commands/train';
+import { presets } from './presets';
 import { writeReport } from './report';
 import { VARIANTS, type Variant } from './reproduce';
 
@@ -18,13 +19,15 @@ Commands:
   train   --config <file.yaml|file.json|preset> [--out <run-dir>] [--no-report]
           --resume <run-dir>             continue an interrupted run from its latest checkpoint
           [--backend auto|tensorflow-gpu|tensorflow|wasm|cpu]   overrides the config's policy.backend
-          presets: quick, paper, react-baseline
+          presets: ${Object.keys(presets).join(', ')}
   eval    --checkpoint <dir> | --base-url <url> --model <name> [--api-key-env <VAR>]
           [--config <file|preset>] [--paradigm adaplan|react] [--splits valid_seen,valid_unseen]
-          [--episodes <n>] [--env <id>] [--backend <name>]
+          [--episodes <n>] [--env <id>] [--backend <name>] [--out <episodes.jsonl>]
+          [--timeout <s>] [--max-retries <n>] [--max-concurrency <n>]   for --base-url
   report  <run-dir>                      write <run-dir>/report/index.html and PNG charts
   play    [--env alfworld] [--split valid_seen] [--task <n>] [--max-steps <n>]
   serve   --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--model-name pilotrl] [--backend <name>]
+          [--shutdown-timeout 10]        seconds requests in flight get to finish after SIGINT/SIGTERM
   reproduce --config <file|preset> [--seeds 1,2,3] [--variants ${VARIANTS.join(',')}]
           [--runs-dir runs/reproduce] [--results docs/RESULTS.md]
 `;
@@ -93,12 +96,19 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             episodes: { type: 'string' },
             env: { type: 'string' },
             backend: { type: 'string' },
+            out: { type: 'string' },
+            timeout: { type: 'string' },
+            'max-retries': { type: 'string' },
+            'max-concurrency': { type: 'string' },
           },
         });
         if (values.paradigm !== undefined && values.paradigm !== 'adaplan' && values.paradigm !== 'react') {
           throw new PilotRLError(`--paradigm must be adaplan or react, got "${values.paradigm}"`);
         }
-        const episodes = integerFlag(values.episodes, '--episodes', 1);
+        const episodes = integerFlag(values.episodes, '--episodes', 1, 100_000);
+        const timeoutSeconds = integerFlag(values.timeout, '--timeout', 1, 86_400);
+        const maxRetries = integerFlag(values['max-retries'], '--max-retries', 0, 100);
+        const maxConcurrency = integerFlag(values['max-concurrency'], '--max-concurrency', 1, 1024);
         await evalCommand(
           {
             ...(values.checkpoint === undefined ? {} : { checkpoint: values.checkpoint }),
@@ -111,6 +121,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             ...(episodes === undefined ? {} : { episodes }),
             ...(values.env === undefined ? {} : { env: values.env }),
             ...backendFlag(values.backend),
+            ...(values.out === undefined ? {} : { out: values.out }),
+            ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+            ...(maxRetries === undefined ? {} : { maxRetries }),
+            ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
           },
           io,
         );
@@ -154,10 +168,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             'model-name': { type: 'string', default: 'pilotrl' },
             'api-key-env': { type: 'string' },
             backend: { type: 'string' },
+            'shutdown-timeout': { type: 'string' },
           },
         });
         if (values.checkpoint === undefined) throw new PilotRLError('pilotrl serve needs --checkpoint <dir>');
-        const server = await serve(
+        const shutdownSeconds = integerFlag(values['shutdown-timeout'], '--shutdown-timeout', 0, 86_400);
+        await serveUntilStopped(
           {
             checkpoint: values.checkpoint,
             port: integerFlag(values.port, '--port', 0, 65535)!,
@@ -165,15 +181,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
             modelName: values['model-name'],
             ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
             ...backendFlag(values.backend),
+            ...(shutdownSeconds === undefined ? {} : { shutdownTimeoutMs: shutdownSeconds * 1000 }),
           },
           io,
         );
-        await new Promise<void>((resolve) => {
-          const stop = () => resolve();
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
-        await server.close();
         return 0;
       }
       case 'reproduce': {

@@ -1,37 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { corridorTasks } from '@pilotrl/env-testkit';
 import { createChatClient } from '@pilotrl/llm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli';
-import type { CliIo } from './commands/io';
 import { serve } from './commands/serve';
 import { parseConfig } from './config';
 import { startRun } from './curriculum';
-
-function capture(input: string[] = []): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdin: Readable.from(input.map((line) => `${line}\n`)),
-    stdout: {
-      write: (text: string) => {
-        out += text;
-        return true;
-      },
-    },
-    stderr: {
-      write: (text: string) => {
-        err += text;
-        return true;
-      },
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
+import { capturedIo } from './tiny-corridor.testing';
 
 const tinyConfig = {
   name: 'commands-test',
@@ -73,7 +50,7 @@ describe('pilotrl play', () => {
   it('shows the admissible commands and plays numbers or typed commands from stdin to a win', async () => {
     const [task] = await corridorTasks.tasks('valid_seen', { offset: 0, limit: 1 });
     const solution = await corridorTasks.oracle(task!);
-    const io = capture(
+    const io = capturedIo(
       solution.actions.map((action, i) =>
         i === 0 ? action : String(['look', 'stop', 'go west', 'go east'].indexOf(action) + 1),
       ),
@@ -88,7 +65,7 @@ describe('pilotrl play', () => {
   });
 
   it('stops on quit', async () => {
-    const io = capture(['look', 'quit']);
+    const io = capturedIo(['look', 'quit']);
     expect(await runCli(['play', '--env', 'testkit/corridor'], io)).toBe(0);
     expect(io.out()).toContain('Stopped after 1 steps.');
   });
@@ -96,7 +73,7 @@ describe('pilotrl play', () => {
 
 describe('pilotrl eval', () => {
   it('evaluates a checkpoint on valid_seen and valid_unseen with 95% intervals per task type', async () => {
-    const io = capture();
+    const io = capturedIo();
     const code = await runCli(
       [
         'eval',
@@ -113,7 +90,7 @@ describe('pilotrl eval', () => {
   });
 
   it('names the backend flag and the allowed names when the name is wrong', async () => {
-    const io = capture();
+    const io = capturedIo();
     const code = await runCli(['eval', '--checkpoint', checkpoint, '--backend', 'gpu'], io);
     expect(code).not.toBe(0);
     expect(io.err()).toContain(
@@ -124,7 +101,7 @@ describe('pilotrl eval', () => {
 
 describe('pilotrl serve', () => {
   it('serves a checkpoint behind the OpenAI-compatible chat-completions API', async () => {
-    const io = capture();
+    const io = capturedIo();
     const server = await serve({ checkpoint, port: 0, host: '127.0.0.1', modelName: 'tiny' }, io);
     try {
       const client = createChatClient({ baseUrl: server.url, model: 'tiny', dialect: 'vllm' });
@@ -135,7 +112,7 @@ describe('pilotrl serve', () => {
       expect(result!.tokenIds.length).toBeGreaterThan(0);
       expect(result!.tokenIds.length).toBeLessThanOrEqual(5);
       // The same server as a remote model for `pilotrl eval`.
-      const evalIo = capture();
+      const evalIo = capturedIo();
       const code = await runCli(
         [
           'eval',
@@ -169,13 +146,13 @@ describe('pilotrl command line', () => {
       path,
       'stages:\n  - kind: joint\n    iterations: 1\n    tasksPerIteration: 1\n    groupSize: 1\n    learningRate: 0.1\n    rewards: { outcome: 1 }\n',
     );
-    const io = capture();
+    const io = capturedIo();
     expect(await runCli(['train', '--config', path], io)).toBe(1);
     expect(io.err()).toContain('stages.0.groupSize: estimator "grpo" compares samples in a group');
-    const unknown = capture();
+    const unknown = capturedIo();
     expect(await runCli(['train', '--config', 'fastest'], unknown)).toBe(1);
     expect(unknown.err()).toContain('Unknown preset "fastest"');
-    const usage = capture();
+    const usage = capturedIo();
     expect(await runCli(['frobnicate'], usage)).toBe(1);
     expect(usage.err()).toContain('Usage: pilotrl <command>');
   });
@@ -192,14 +169,17 @@ describe('pilotrl command line', () => {
         ['eval', '--base-url', 'http://127.0.0.1:1/v1'],
         'pilotrl eval: pilotrl eval --base-url needs --model <name>\n',
       ],
-      [['eval', '--episodes', '0'], 'pilotrl eval: --episodes must be an integer of at least 1, got "0"\n'],
+      [
+        ['eval', '--episodes', '0'],
+        'pilotrl eval: --episodes must be an integer from 1 to 100000, got "0"\n',
+      ],
       [
         ['serve', '--checkpoint', 'x', '--port', '99999'],
         'pilotrl serve: --port must be an integer from 0 to 65535, got "99999"\n',
       ],
     ];
     for (const [args, message] of mistakes) {
-      const io = capture();
+      const io = capturedIo();
       expect(await runCli(args, io), args.join(' ')).toBe(1);
       expect(io.err()).toBe(message);
     }

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, relabelEpisodes, replayScripts, rollout } from '@pilotrl/agent';
+import { evaluate, type RolloutHooks, relabelEpisodes, replayScripts, rollout } from '@pilotrl/agent';
 import {
   CheckpointError,
   ConfigError,
@@ -33,7 +33,7 @@ import type { EnvProvider } from './env-providers';
 import { JsonlWriter } from './jsonl';
 import { ProgressBar, type ProgressStream } from './progress';
 import { runPaths } from './run-dir';
-import type { EvalRecord } from './run-records';
+import { type EvalRecord, evalRecordOf } from './run-records';
 import {
   agentOptionsFor,
   backendOption,
@@ -178,6 +178,7 @@ export async function evaluateSplits(
   options: EvalOptions,
   judging: PlanJudging | undefined,
   where: { step: number; phase: string },
+  hooks: RolloutHooks = {},
 ): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
   const sampler = 'sampler' in policy ? policy.sampler() : policy;
   const agent = createAgent(
@@ -192,40 +193,24 @@ export async function evaluateSplits(
       size: Math.min(options.episodes, 32),
     });
     try {
-      const report = await evaluate(agent, { taskSource: provider.tasks, vectorEnv }, split, {
-        limit: options.episodes,
-        seed: options.seed,
-        runId: `eval-${split}-${where.step}`,
-      });
+      const report = await evaluate(
+        agent,
+        { taskSource: provider.tasks, vectorEnv },
+        split,
+        { limit: options.episodes, seed: options.seed, runId: `eval-${split}-${where.step}` },
+        hooks,
+      );
       const judgeScore =
         judging !== undefined && config.agent.paradigm === 'adaplan'
           ? await judging.judgePlans(report.episodeRecords)
           : null;
-      const proportion = (s: {
-        successes: number;
-        episodes: number;
-        successRate: number;
-        ci95: { low: number; high: number };
-      }) => ({
-        successes: s.successes,
-        total: s.episodes,
-        rate: s.successRate,
-        low: s.ci95.low,
-        high: s.ci95.high,
-      });
-      records.push({
-        step: where.step,
-        phase: where.phase,
-        split,
-        paradigm: report.paradigm,
-        success: proportion(report),
-        byTaskType: Object.fromEntries(
-          Object.entries(report.byTaskType).map(([type, s]) => [type, proportion(s)]),
+      records.push(
+        evalRecordOf(
+          report.episodeRecords,
+          { step: where.step, phase: where.phase, split, paradigm: report.paradigm },
+          judgeScore,
         ),
-        meanSteps: report.meanSteps,
-        formatErrorRate: report.formatErrorRate,
-        judgeScore,
-      });
+      );
       episodes.push(...report.episodeRecords);
     } finally {
       await vectorEnv.close();

@@ -1,5 +1,6 @@
 // The records a run writes besides checkpoints: one metrics line per iteration, one eval line per
 // split evaluated, and sampled episodes. The report and the reproduction read them back.
+import { summariseEpisodes } from '@pilotrl/agent';
 import { type Episode, episodeSchema } from '@pilotrl/core';
 import { z } from 'zod';
 import { readJsonl } from './jsonl';
@@ -36,6 +37,37 @@ export const evalRecordSchema = z.object({
   judgeScore: z.number().nullable().default(null),
 });
 export type EvalRecord = z.infer<typeof evalRecordSchema>;
+
+/** The eval record of `episodes`, all played on `split` by a `paradigm` agent. */
+export function evalRecordOf(
+  episodes: readonly Episode[],
+  where: { step: number; phase: string; split: string; paradigm: string },
+  judgeScore: number | null,
+): EvalRecord {
+  const summary = summariseEpisodes(episodes);
+  const proportion = (s: {
+    successes: number;
+    episodes: number;
+    successRate: number;
+    ci95: { low: number; high: number };
+  }) => ({
+    successes: s.successes,
+    total: s.episodes,
+    rate: s.successRate,
+    low: s.ci95.low,
+    high: s.ci95.high,
+  });
+  return {
+    ...where,
+    success: proportion(summary),
+    byTaskType: Object.fromEntries(
+      Object.entries(summary.byTaskType).map(([type, s]) => [type, proportion(s)]),
+    ),
+    meanSteps: summary.meanSteps,
+    formatErrorRate: summary.formatErrorRate,
+    judgeScore,
+  };
+}
 
 export const sampledEpisodeSchema = z.object({
   step: z.number().int().nonnegative(),

@@ -1,5 +1,6 @@
 // A curriculum small enough for tests that train for real: SFT of two steps and `stages` joint
-// stages of two iterations on the testkit corridor, and a CLI io that prints nothing.
+// stages of two iterations on the testkit corridor, and CLI ios that print nothing or keep it.
+import { Readable } from 'node:stream';
 import type { CliIo } from './commands/io';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
 
@@ -45,3 +46,26 @@ export const quietIo: CliIo = {
   stdout: { write: () => true },
   stderr: { write: () => true },
 };
+
+/** A CLI io that feeds `input` as stdin lines and keeps what the command prints. */
+export function capturedIo(input: string[] = []): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdin: Readable.from(input.map((line) => `${line}\n`)),
+    stdout: {
+      write: (text: string) => {
+        out += text;
+        return true;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        err += text;
+        return true;
+      },
+    },
+    out: () => out,
+    err: () => err,
+  };
+}

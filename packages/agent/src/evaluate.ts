@@ -3,7 +3,7 @@
 import { ConfigError, type Episode, parseOrThrow, type TaskSource, type VectorEnv } from '@pilotrl/core';
 import { z } from 'zod';
 import type { Agent } from './agent';
-import { rollout } from './rollout';
+import { type RolloutHooks, rollout } from './rollout';
 
 /** z for a two-sided 95% interval. */
 const Z95 = 1.959963984540054;
@@ -114,6 +114,7 @@ export async function evaluate(
   env: { taskSource: TaskSource; vectorEnv: VectorEnv },
   split: string,
   options: EvaluateOptions = {},
+  hooks: RolloutHooks = {},
 ): Promise<EvalReport> {
   const config = parseOrThrow(evaluateOptionsSchema, options, 'evaluate options');
   const { taskSource, vectorEnv } = env;
@@ -134,13 +135,18 @@ export async function evaluate(
       `split "${split}" of env "${taskSource.envId}" has no tasks from offset ${config.offset}`,
     );
   }
-  const episodes = await rollout(agent, vectorEnv, {
-    envId: taskSource.envId,
-    tasks,
-    groupSize: config.samplesPerTask,
-    runId: config.runId,
-    seed: config.seed,
-  });
+  const episodes = await rollout(
+    agent,
+    vectorEnv,
+    {
+      envId: taskSource.envId,
+      tasks,
+      groupSize: config.samplesPerTask,
+      runId: config.runId,
+      seed: config.seed,
+    },
+    hooks,
+  );
   return {
     envId: taskSource.envId,
     split,

@@ -177,10 +177,17 @@ async function callPolicy(
  * Plays every task `groupSize` times and returns the episodes in task order, samples in order
  * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks.
  */
+/** What a caller hears while a rollout runs. */
+export interface RolloutHooks {
+  /** Each wave's episodes as soon as they finish (so a failure later loses none of them). */
+  onEpisodes?(episodes: readonly Episode[]): void | Promise<void>;
+}
+
 export async function rollout(
   agent: Agent,
   vectorEnv: VectorEnv,
   options: RolloutOptions,
+  hooks: RolloutHooks = {},
 ): Promise<Episode[]> {
   const config = parseOrThrow(rolloutOptionsSchema, options, 'rollout options');
   const tasksPerWave = Math.floor(vectorEnv.size / config.groupSize);
@@ -192,7 +199,9 @@ export async function rollout(
   const episodes: Episode[] = [];
   for (let start = 0; start < config.tasks.length; start += tasksPerWave) {
     const wave = config.tasks.slice(start, start + tasksPerWave);
-    episodes.push(...(await runWave(agent, vectorEnv, config, wave, start)));
+    const finished = await runWave(agent, vectorEnv, config, wave, start);
+    episodes.push(...finished);
+    await hooks.onEpisodes?.(finished);
   }
   return episodes;
 }

@@ -187,4 +187,62 @@ describe('chat-completions server', () => {
       (await post(`${baseUrl}/chat/completions`, body, { authorization: 'Bearer local-secret' })).status,
     ).toBe(200);
   });
+
+  describe('close', () => {
+    const body = { model: 'tiny', messages: [{ role: 'user', content: 'x' }] };
+    /** A policy whose generations wait until `release()`; `started` resolves at the first one. */
+    const gatedPolicy = () => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let markStarted: () => void = () => undefined;
+      const started = new Promise<void>((resolve) => {
+        markStarted = resolve;
+      });
+      const scripted = createScriptedPolicy(() => 'done');
+      const policy: Policy = {
+        name: 'gated',
+        version: 0,
+        async generate(requests) {
+          markStarted();
+          await gate;
+          return scripted.generate(requests);
+        },
+      };
+      return { policy, started, release };
+    };
+
+    it('cuts a request whose generation never finishes at shutdownTimeoutMs', async () => {
+      const { policy, started } = gatedPolicy();
+      const server = createChatCompletionsServer({ policy, modelName: 'tiny', shutdownTimeoutMs: 200 });
+      const baseUrl = await server.listen();
+      closers.push(() => server.close());
+      const hung = post(`${baseUrl}/chat/completions`, body);
+      await started;
+      await server.close();
+      await expect(hung).rejects.toThrow();
+    });
+
+    it('lets a request in flight finish, ends its keep-alive connection and refuses new ones', async () => {
+      const { policy, started, release } = gatedPolicy();
+      // A deadline past the test's timeout: the close can only resolve by the connections ending.
+      const server = createChatCompletionsServer({ policy, modelName: 'tiny', shutdownTimeoutMs: 600_000 });
+      const baseUrl = await server.listen();
+      closers.push(() => server.close());
+      // A finished request leaves an idle keep-alive connection behind.
+      expect((await fetch(`${baseUrl}/models`)).status).toBe(200);
+      const inFlight = post(`${baseUrl}/chat/completions`, body);
+      await started;
+      const closed = server.close();
+      await expect(fetch(`${baseUrl}/models`)).rejects.toThrow();
+      release();
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(response.headers.get('connection')).toBe('close');
+      expect(((await response.json()) as ChatCompletionResponse).choices[0]!.message.content).toBe('done');
+      await closed;
+      expect(server.close()).toBe(closed);
+    });
+  });
 });

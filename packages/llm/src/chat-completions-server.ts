@@ -1,6 +1,8 @@
 // Serves any core `Policy` behind the OpenAI chat-completions API (`POST /v1/chat/completions`,
 // `GET /v1/models`) with node:http. Concurrent requests are gathered into batches so a batched
 // policy (e.g. a tfjs model) makes one `generate` call for many clients; batches run one at a time.
+// `close()` is bounded: requests in flight get `shutdownTimeoutMs` to finish, then their connections
+// are cut, so neither a hung policy nor a client holding its connection can keep the server alive.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -15,6 +17,9 @@ import {
 import { z } from 'zod';
 import { type ChatCompletionRequest, chatCompletionRequestSchema } from './openai-wire';
 
+/** The longest delay `setTimeout` keeps; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const chatCompletionsServerOptionsSchema = z.object({
   /** The model id clients must send, and the one `GET /v1/models` lists. */
   modelName: z.string().min(1),
@@ -28,6 +33,8 @@ export const chatCompletionsServerOptionsSchema = z.object({
   maxBodyBytes: z.number().int().positive().default(1_000_000),
   /** When set, clients must send `Authorization: Bearer <value of this variable>`. */
   apiKeyEnv: z.string().min(1).optional(),
+  /** How long `close()` lets requests in flight finish before it cuts their connections, in ms. */
+  shutdownTimeoutMs: z.number().int().nonnegative().max(MAX_TIMER_MS).default(10_000),
 });
 export type ChatCompletionsServerOptions = z.input<typeof chatCompletionsServerOptionsSchema> & {
   policy: Policy;
@@ -42,6 +49,11 @@ export interface ChatCompletionsServer {
   listen(port?: number, host?: string): Promise<string>;
   /** Requests waiting for the next batch. */
   readonly queued: number;
+  /**
+   * Stops accepting connections, closes idle ones, lets requests in flight finish for up to
+   * `shutdownTimeoutMs`, then destroys the connections left; resolves when all are closed.
+   * Calling it again returns the same promise.
+   */
   close(): Promise<void>;
   readonly httpServer: Server;
 }
@@ -278,16 +290,23 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     );
   }
 
+  let closing: Promise<void> | undefined;
+
   const httpServer = createServer((request: IncomingMessage, response: ServerResponse) => {
     handle(request)
-      .then(({ status, body, events }) =>
-        events ? sendEvents(response, events) : send(response, status, body),
-      )
+      .then(({ status, body, events }) => {
+        // An answer written after close() began ends its connection, which would otherwise stay
+        // open as an idle keep-alive one until the deadline.
+        if (closing !== undefined) response.setHeader('connection', 'close');
+        if (events) sendEvents(response, events);
+        else send(response, status, body);
+      })
       .catch((error: unknown) => {
         const problem =
           error instanceof HttpProblem
             ? error
             : new HttpProblem(500, 'server_error', error instanceof Error ? error.message : String(error));
+        if (closing !== undefined) response.setHeader('connection', 'close');
         send(response, problem.status, {
           error: { message: problem.message, type: problem.type, param: null, code: problem.code },
         });
@@ -320,10 +339,16 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       });
     },
     close() {
-      return new Promise((resolve, reject) => {
-        httpServer.close((error) => (error ? reject(error) : resolve()));
+      closing ??= new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(() => httpServer.closeAllConnections(), config.shutdownTimeoutMs);
+        httpServer.close((error) => {
+          clearTimeout(deadline);
+          if (error) reject(error);
+          else resolve();
+        });
         httpServer.closeIdleConnections();
       });
+      return closing;
     },
   };
 }

@@ -2,13 +2,14 @@
 // ReAct; success with a 95% interval overall and per task type.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { InvalidArgumentError, type Policy } from '@pilotrl/core';
-import { createChatClient } from '@pilotrl/llm';
+import { type Episode, InvalidArgumentError, PilotRLError, type Policy } from '@pilotrl/core';
+import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from '../config';
 import { evaluateSplits } from '../curriculum';
+import { JsonlWriter } from '../jsonl';
 import { readRunConfig } from '../run-dir';
-import type { EvalRecord } from '../run-records';
+import { type EvalRecord, evalRecordOf } from '../run-records';
 import { backendOption, envProviderFor } from '../runtime';
 import { createPlanJudging } from '../stage-rewards';
 import { formatPercent } from '../stats';
@@ -27,6 +28,12 @@ export interface EvalOptions {
   env?: string;
   /** The tfjs backend for a --checkpoint policy (default: the config's policy.backend). */
   backend?: 'auto' | BackendChoice;
+  /** A new JSONL file that receives each finished episode as it finishes. */
+  out?: string;
+  /** For --base-url: seconds one request may take, retries after the first attempt, requests in flight. */
+  timeoutSeconds?: number;
+  maxRetries?: number;
+  maxConcurrency?: number;
 }
 
 /** The policy directory inside a checkpoint, a run directory's latest checkpoint, or `dir` itself. */
@@ -96,12 +103,23 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   if (options.baseUrl !== undefined) {
     if (options.model === undefined)
       throw new InvalidArgumentError('pilotrl eval --base-url needs --model <name>');
-    policy = createChatClient({
-      baseUrl: options.baseUrl,
-      model: options.model,
-      ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
-      dialect: 'vllm',
-    });
+    policy = createChatClient(
+      {
+        baseUrl: options.baseUrl,
+        model: options.model,
+        ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
+        ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
+        ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
+        ...(options.maxRetries === undefined ? {} : { retry: { maxRetries: options.maxRetries } }),
+        dialect: 'vllm',
+      },
+      {
+        onEvent: (event) => {
+          const line = describeRetry(event);
+          if (line !== undefined) io.stderr.write(`pilotrl eval: retrying ${line}\n`);
+        },
+      },
+    );
   } else if (options.checkpoint !== undefined) {
     const local = await TfjsPolicy.load(policyDir(options.checkpoint), {
       samplingSeed: config.seed,
@@ -121,10 +139,65 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     provider,
     planStage?.kind === 'plan' ? planStage.judge : 'reference',
   );
-  const { records } = await evaluateSplits(config, provider, policy, { ...config.eval, seed: 0 }, judging, {
-    step: 0,
-    phase: 'eval',
+  const finished: Episode[] = [];
+  const out = options.out === undefined ? undefined : newEpisodeFile(options.out);
+  const keep = (episodes: readonly Episode[]) => {
+    finished.push(...episodes);
+    for (const episode of episodes) out?.append(episode);
+  };
+  const planned = config.eval.episodes * config.eval.splits.length;
+  const reportFinished = () => {
+    io.stdout.write(formatEvalTable(partialRecords(finished, config.eval.splits)));
+    const saved = options.out === undefined ? '' : `; they are in ${options.out}`;
+    return `${finished.length} of ${planned} episodes finished (their table is on stdout)${saved}; ${planned - finished.length} missing`;
+  };
+  const interrupt = () => {
+    io.stderr.write(`pilotrl eval: interrupted; ${reportFinished()}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupt);
+  try {
+    const { records } = await evaluateSplits(
+      config,
+      provider,
+      policy,
+      { ...config.eval, seed: 0 },
+      judging,
+      { step: 0, phase: 'eval' },
+      { onEpisodes: keep },
+    );
+    io.stdout.write(formatEvalTable(records));
+    return records;
+  } catch (error) {
+    if (!PilotRLError.isInstance(error)) throw error;
+    throw new PilotRLError(`${(error as Error).message.replace(/\.$/, '')}; ${reportFinished()}`, {
+      cause: error,
+    });
+  } finally {
+    process.removeListener('SIGINT', interrupt);
+  }
+}
+
+/** Eval records of the episodes that finished, per split in the order asked for. */
+function partialRecords(episodes: readonly Episode[], splits: readonly string[]): EvalRecord[] {
+  return splits.flatMap((split) => {
+    const played = episodes.filter((episode) => episode.split === split);
+    if (played.length === 0) return [];
+    return [evalRecordOf(played, { step: 0, phase: 'eval', split, paradigm: played[0]!.paradigm }, null)];
   });
-  io.stdout.write(formatEvalTable(records));
-  return records;
+}
+
+/** A writer for a file that must not exist yet, so an earlier eval's episodes are never mixed in. */
+function newEpisodeFile(path: string): JsonlWriter {
+  if (existsSync(path)) {
+    throw new InvalidArgumentError(`--out ${path} already exists; give a new file for the episodes`);
+  }
+  return new JsonlWriter(path);
+}
+
+/** A retry of a remote model's request, as one line. */
+function describeRetry(event: LlmEvent): string | undefined {
+  if (event.type !== 'retry') return undefined;
+  const status = event.status === undefined ? '' : ` ${event.status}`;
+  return `${event.endpoint}: ${event.reason}${status}; attempt ${event.attempt + 1} in ${(event.delayMs / 1000).toFixed(1)} s`;
 }

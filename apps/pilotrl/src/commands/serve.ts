@@ -1,5 +1,7 @@
-// `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API.
-import { createChatCompletionsServer } from '@pilotrl/llm';
+// `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API, until
+// SIGINT or SIGTERM; then requests in flight get a bounded time to finish and the policy is released.
+import { parseOrThrow } from '@pilotrl/core';
+import { chatCompletionsServerOptionsSchema, createChatCompletionsServer } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { backendOption } from '../runtime';
 import { policyDir } from './eval';
@@ -12,12 +14,24 @@ export interface ServeOptions {
   modelName: string;
   apiKeyEnv?: string;
   backend?: 'auto' | BackendChoice;
+  /** How long a shutdown lets requests in flight finish before cutting them (default 10 s). */
+  shutdownTimeoutMs?: number;
 }
+
+/** Where the stop signals come from: `process`, or an emitter in tests. */
+export type SignalSource = Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export async function serve(
   options: ServeOptions,
   io: CliIo,
-): Promise<{ url: string; close: () => Promise<void> }> {
+): Promise<{ url: string; shutdownTimeoutMs: number; close: () => Promise<void> }> {
+  const shutdownTimeoutMs = parseOrThrow(
+    chatCompletionsServerOptionsSchema.shape.shutdownTimeoutMs,
+    options.shutdownTimeoutMs,
+    'serve option shutdownTimeoutMs',
+  );
   const policy = await TfjsPolicy.load(
     policyDir(options.checkpoint),
     backendOption(options.backend ?? 'auto'),
@@ -26,6 +40,7 @@ export async function serve(
   const server = createChatCompletionsServer({
     policy: policy.sampler(),
     modelName: options.modelName,
+    shutdownTimeoutMs,
     ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
   });
   let url: string;
@@ -36,5 +51,33 @@ export async function serve(
     throw error;
   }
   io.stdout.write(`pilotrl: serving ${options.checkpoint} as model "${options.modelName}" at ${url}\n`);
-  return { url, close: () => server.close() };
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= server.close().finally(() => policy.dispose());
+    return closed;
+  };
+  return { url, shutdownTimeoutMs, close };
+}
+
+/**
+ * Serves until the first SIGINT or SIGTERM, then shuts down within `shutdownTimeoutMs`. The
+ * handlers go with the first signal, so a second one ends the process at once.
+ */
+export async function serveUntilStopped(
+  options: ServeOptions,
+  io: CliIo,
+  signals: SignalSource = process,
+): Promise<void> {
+  const server = await serve(options, io);
+  const signal = await new Promise<string>((resolve) => {
+    const stop = (name: string) => {
+      for (const each of STOP_SIGNALS) signals.off(each, stop);
+      resolve(name);
+    };
+    for (const each of STOP_SIGNALS) signals.on(each, stop);
+  });
+  io.stderr.write(
+    `pilotrl: ${signal}: stopping; requests in flight get up to ${server.shutdownTimeoutMs / 1000} s to finish\n`,
+  );
+  await server.close();
 }
