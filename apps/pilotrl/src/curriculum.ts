@@ -31,6 +31,7 @@ import { latestCheckpoint, readTrainerState, saveCheckpoint, type TrainerState }
 import type { CurriculumConfig, StageConfig } from './config';
 import type { EnvProvider } from './env-providers';
 import { JsonlWriter } from './jsonl';
+import { checkEnvAndSplits, checkFirstPromptFits } from './preflight';
 import { ProgressBar, type ProgressStream } from './progress';
 import { runPaths } from './run-dir';
 import { type EvalRecord, evalRecordOf } from './run-records';
@@ -91,6 +92,21 @@ export async function startRun(config: CurriculumConfig): Promise<{
   dataHashes: Record<string, string>;
 }> {
   const provider = envProviderFor(config);
+  await checkEnvAndSplits(config, provider);
+  const policy = await initialPolicy(config, provider);
+  try {
+    await checkFirstPromptFits(config, provider, policy.policy.sampler());
+  } catch (error) {
+    policy.policy.dispose();
+    throw error;
+  }
+  return { provider, ...policy };
+}
+
+async function initialPolicy(
+  config: CurriculumConfig,
+  provider: EnvProvider,
+): Promise<{ policy: TfjsPolicy; dataHashes: Record<string, string> }> {
   if (config.policy.init !== undefined) {
     const policy = await TfjsPolicyClass.load(config.policy.init, {
       name: config.name,
@@ -103,11 +119,11 @@ export async function startRun(config: CurriculumConfig): Promise<{
         `policy.valueHead: the checkpoint ${config.policy.init} (policy.init) was built without a value head`,
       );
     }
-    return { provider, policy, dataHashes: {} };
+    return { policy, dataHashes: {} };
   }
   const { tokenizer, corpusHash } = await trainTokenizer(config, provider);
   const policy = await createPolicy(config, tokenizer);
-  return { provider, policy, dataHashes: { tokenizerCorpus: corpusHash } };
+  return { policy, dataHashes: { tokenizerCorpus: corpusHash } };
 }
 
 /** Loads the provider and the latest checkpoint of an interrupted run. */

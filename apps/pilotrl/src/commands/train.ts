@@ -1,6 +1,6 @@
 // `pilotrl train`: a fresh run from a config file or preset, or `--resume <run-dir>`; writes the
 // report when the curriculum is done.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { CheckpointError, hashString, InvalidArgumentError } from '@pilotrl/core';
 import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
@@ -125,11 +125,14 @@ export async function train(
         `${runDir} already holds a run; pass --resume ${runDir} to continue it, or choose a new --out`,
       );
     }
+    const existed = existsSync(runDir);
     const release = lockRunDir(runDir);
     try {
       evals = await trainFresh(config, runDir, log, io, argv);
     } finally {
       release();
+      // A run refused before it wrote anything leaves no directory behind.
+      if (!existed && readdirSync(runDir).length === 0) rmdirSync(runDir);
     }
   }
   if (options.report) {
