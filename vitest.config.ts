@@ -25,7 +25,7 @@ const readPackage = (dir: string): PackageJson => JSON.parse(readFileSync(join(d
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const sourceAliases = packageDirs.flatMap((dir) => {
+export const sourceAliases = packageDirs.flatMap((dir) => {
   const pkg = readPackage(dir);
   return Object.entries(pkg.exports ?? {}).flatMap(([subpath, target]) => {
     const source = typeof target === 'string' ? undefined : target['@pilotrl/source'];
@@ -64,7 +64,7 @@ export default defineConfig({
       const onNative = project(dir, `${name} (tensorflow)`, {
         env: { PILOTRL_TFJS_BACKEND: 'tensorflow' },
         // Backend-independent tests and the ones about wasm itself run once, in the wasm project.
-        exclude: ['src/wasm-*.test.ts', 'src/native/**', 'src/backend-parity.test.ts'],
+        exclude: ['src/wasm-*.test.ts', 'src/native/**', 'src/backend-parity.test.ts', 'src/*.fuzz.test.ts'],
       });
       return [onWasm, onNative];
     }),

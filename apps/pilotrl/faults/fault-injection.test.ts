@@ -1,0 +1,192 @@
+// The trainer killed (SIGKILL) before every file operation of making its run directory and of two
+// of its checkpoints (the first, and one that prunes an older checkpoint), then resumed: the run
+// ends exactly as the run nobody killed, leaves no temporary files or lock behind, and its report
+// is written. Two trainers on one directory: the second is refused.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli';
+import { readJsonl } from '../src/jsonl';
+import { writeReport } from '../src/report';
+import { capturedIo } from '../src/tiny-corridor.testing';
+
+const appDir = join(import.meta.dirname, '..');
+const bin = join(appDir, 'src', 'bin.ts');
+const preload = join(import.meta.dirname, 'fs-faults.ts');
+
+const CONFIG = [
+  'name: fault-injection',
+  'seed: 7',
+  'env: { id: testkit/corridor, maxSteps: 6 }',
+  'policy: { size: tiny, tokenizerCorpusTasks: 10, vocabSize: 360, contextLength: 384 }',
+  'agent: { paradigm: adaplan, prompt: compact, planRevision: never, historyWindow: 1, maxPlanTokens: 24, maxActionTokens: 12 }',
+  'sft: { demonstrations: 10, steps: 4, batchSize: 4, learningRate: 0.01, stepsPerIteration: 2, warmupSteps: 1 }',
+  'stages:',
+  '  - { kind: joint, iterations: 2, tasksPerIteration: 2, groupSize: 2, learningRate: 0.001, rewards: { outcome: 1, overlong: 1 } }',
+  'eval: { episodes: 2, every: 2, splits: [valid_unseen] }',
+  'checkpoint: { every: 1, keep: 2 }',
+  'sampleEpisodes: 1',
+].join('\n');
+
+/** `pilotrl train` from source in a child process, with the file-fault preload pointed at `runDir`. */
+function trainChild(configPath: string, runDir: string, faultAt: number, log?: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      ...['--conditions=@pilotrl/source', '--import', 'tsx', '--import', preload, bin],
+      ...['train', '--config', configPath, '--out', runDir, '--no-report'],
+    ],
+    {
+      cwd: appDir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        ...process.env,
+        PILOTRL_FS_FAULT_DIR: runDir,
+        PILOTRL_FS_FAULT_AT: String(faultAt),
+        ...(log === undefined ? {} : { PILOTRL_FS_FAULT_LOG: log }),
+      },
+    },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  );
+}
+
+// Wall-clock figures differ between runs by nature; everything else must match exactly.
+const withoutTiming = (records: unknown[]) =>
+  records.map((record) =>
+    Object.fromEntries(Object.entries(record as object).filter(([key]) => key !== 'charts/SPS')),
+  );
+const LOGS = ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl'];
+
+/** Every path under `dir`, relative to it. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((path) =>
+    relative(dir, join(dir, path)),
+  );
+}
+
+interface Operation {
+  index: number;
+  name: string;
+  path: string;
+}
+
+/**
+ * The operations to kill before: those of making the run directory and of the first checkpoint
+ * (up to its `latest` pointer), and those of the checkpoint that prunes the oldest one. An append's
+ * inner write is the same point as the append, so it is not tried twice.
+ */
+function killPoints(operations: readonly Operation[]): Operation[] {
+  const firstLatest = operations.findIndex(
+    (op) => op.name === 'renameSync' && op.path.includes('latest.tmp'),
+  );
+  const prune = operations.findIndex((op) => op.name === 'rmdirSync');
+  const pruneStart = operations.findLastIndex(
+    (op, i) => i < prune && op.name === 'mkdirSync' && op.path.includes('.tmp-iter-'),
+  );
+  const chosen = [
+    ...operations.slice(0, firstLatest + 3),
+    ...operations.slice(
+      pruneStart - 2,
+      operations.findIndex((op, i) => i > prune && op.name !== 'rmdirSync'),
+    ),
+  ];
+  return chosen.filter(
+    (op) => !(op.name === 'writeFileSync' && operations[op.index - 2]?.name === 'appendFileSync'),
+  );
+}
+
+describe('a trainer killed at any file operation', () => {
+  it('resumes to the same results, with nothing left behind and a report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-faults-'));
+    const configPath = join(dir, 'config.yaml');
+    writeFileSync(configPath, CONFIG);
+
+    const straight = join(dir, 'straight');
+    const log = join(dir, 'operations.log');
+    const full = await trainChild(configPath, straight, 0, log);
+    expect(full.code, full.stderr).toBe(0);
+    const operations = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [index, name, path] = line.split(' ');
+        return { index: Number(index), name: name!, path: path! };
+      });
+    // PILOTRL_FAULT_POINTS=50,51 tries only those operations (to look into a failure).
+    const only = process.env.PILOTRL_FAULT_POINTS?.split(',').map(Number);
+    const points = killPoints(operations).filter((op) => only === undefined || only.includes(op.index));
+    if (only === undefined) {
+      expect(points.length).toBeGreaterThan(40);
+      expect([...new Set(points.map((op) => op.name))]).toEqual(
+        expect.arrayContaining(['renameSync', 'fsyncSync', 'rmSync', 'rmdirSync', 'rename', 'handle.sync']),
+      );
+    }
+    const expected = Object.fromEntries(
+      LOGS.map((file) => [file, withoutTiming(readJsonl(join(straight, file)))]),
+    );
+
+    const failures: string[] = [];
+    for (const point of points) {
+      const runDir = join(dir, `killed-${point.index}`);
+      const killed = await trainChild(configPath, runDir, point.index);
+      const where = `killed before operation ${point.index} (${point.name} ${relative(runDir, point.path)})`;
+      if (killed.signal !== 'SIGKILL') {
+        failures.push(
+          `${where}: the trainer was not killed (exit ${killed.code}: ${killed.stderr.trim().split('\n').at(-1)})`,
+        );
+        continue;
+      }
+      // A run killed before its manifest was written trained nothing: it is started again.
+      const io = capturedIo();
+      const args = existsSync(join(runDir, 'manifest.json'))
+        ? ['train', '--resume', runDir, '--no-report']
+        : ['train', '--config', configPath, '--out', runDir, '--no-report'];
+      const code = await runCli(args, io);
+      if (code !== 0) {
+        failures.push(`${where}: ${args[1]} exited ${code}: ${io.err().trim().split('\n').at(-1)}`);
+        continue;
+      }
+      for (const file of LOGS) {
+        const actual = withoutTiming(readJsonl(join(runDir, file)));
+        if (JSON.stringify(actual) !== JSON.stringify(expected[file])) {
+          failures.push(`${where}: ${file} differs from the run nobody killed`);
+        }
+      }
+      const leftovers = tree(runDir).filter((path) => /\.tmp|train\.lock/.test(path));
+      if (leftovers.length > 0) failures.push(`${where}: left ${leftovers.join(', ')}`);
+      const checkpoints = readdirSync(join(runDir, 'checkpoints')).filter((name) => name !== 'latest');
+      if (checkpoints.length > 2) failures.push(`${where}: keeps ${checkpoints.join(', ')} (keep is 2)`);
+      try {
+        const { html } = writeReport(runDir);
+        if (statSync(html).size === 0) failures.push(`${where}: empty report`);
+      } catch (error) {
+        failures.push(`${where}: report failed: ${(error as Error).message}`);
+      }
+      rmSync(runDir, { recursive: true, force: true });
+    }
+    expect(failures).toEqual([]);
+  }, 1_800_000);
+
+  it('refuses a second trainer on a directory a live one holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-faults-lock-'));
+    const configPath = join(dir, 'config.yaml');
+    writeFileSync(configPath, CONFIG);
+    const runDir = join(dir, 'run');
+    const first = trainChild(configPath, runDir, 0);
+    while (!existsSync(join(runDir, 'manifest.json')))
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const io = capturedIo();
+    const second = await runCli(['train', '--resume', runDir, '--no-report'], io);
+    expect(second).toBe(1);
+    expect(io.err()).toMatch(/^pilotrl train: .* is being trained by process \d+; wait for it/m);
+    expect((await first).code).toBe(0);
+  }, 120_000);
+});
