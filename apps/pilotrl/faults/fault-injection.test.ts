@@ -30,22 +30,19 @@ const CONFIG = [
   'sampleEpisodes: 1',
 ].join('\n');
 
-/** `pilotrl train` from source in a child process, with the file-fault preload pointed at `runDir`. */
-function trainChild(configPath: string, runDir: string, faultAt: number, log?: string) {
+/** `pilotrl <args>` from source in a child process, with the file-fault preload set by `faults`. */
+function pilotrlChild(args: string[], faults: { dir: string; at: number; log?: string }) {
   const child = spawn(
     process.execPath,
-    [
-      ...['--conditions=@pilotrl/source', '--import', 'tsx', '--import', preload, bin],
-      ...['train', '--config', configPath, '--out', runDir, '--no-report'],
-    ],
+    ['--conditions=@pilotrl/source', '--import', 'tsx', '--import', preload, bin, ...args],
     {
       cwd: appDir,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: {
         ...process.env,
-        PILOTRL_FS_FAULT_DIR: runDir,
-        PILOTRL_FS_FAULT_AT: String(faultAt),
-        ...(log === undefined ? {} : { PILOTRL_FS_FAULT_LOG: log }),
+        PILOTRL_FS_FAULT_DIR: faults.dir,
+        PILOTRL_FS_FAULT_AT: String(faults.at),
+        ...(faults.log === undefined ? {} : { PILOTRL_FS_FAULT_LOG: faults.log }),
       },
     },
   );
@@ -53,8 +50,31 @@ function trainChild(configPath: string, runDir: string, faultAt: number, log?: s
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; lastLine: string }>((resolve) =>
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, lastLine: stderr.trim().split('\n').at(-1) ?? '' }),
+    ),
+  );
+}
+
+const train = (configPath: string, runDir: string, at: number, log?: string) =>
+  pilotrlChild(['train', '--config', configPath, '--out', runDir, '--no-report'], {
+    dir: runDir,
+    at,
+    ...(log === undefined ? {} : { log }),
+  });
+
+/** Runs `work` over `items`, `width` at a time. */
+async function inPool<T>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
   );
 }
 
@@ -111,8 +131,8 @@ describe('a trainer killed at any file operation', () => {
 
     const straight = join(dir, 'straight');
     const log = join(dir, 'operations.log');
-    const full = await trainChild(configPath, straight, 0, log);
-    expect(full.code, full.stderr).toBe(0);
+    const full = await train(configPath, straight, 0, log);
+    expect(full.code, full.lastLine).toBe(0);
     const operations = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
@@ -134,25 +154,23 @@ describe('a trainer killed at any file operation', () => {
     );
 
     const failures: string[] = [];
-    for (const point of points) {
+    // Two kill points at a time: each is a killed trainer and the one that finishes its run.
+    await inPool(points, 2, async (point) => {
       const runDir = join(dir, `killed-${point.index}`);
-      const killed = await trainChild(configPath, runDir, point.index);
       const where = `killed before operation ${point.index} (${point.name} ${relative(runDir, point.path)})`;
+      const killed = await train(configPath, runDir, point.index);
       if (killed.signal !== 'SIGKILL') {
-        failures.push(
-          `${where}: the trainer was not killed (exit ${killed.code}: ${killed.stderr.trim().split('\n').at(-1)})`,
-        );
-        continue;
+        failures.push(`${where}: the trainer was not killed (exit ${killed.code}: ${killed.lastLine})`);
+        return;
       }
       // A run killed before its manifest was written trained nothing: it is started again.
-      const io = capturedIo();
       const args = existsSync(join(runDir, 'manifest.json'))
         ? ['train', '--resume', runDir, '--no-report']
         : ['train', '--config', configPath, '--out', runDir, '--no-report'];
-      const code = await runCli(args, io);
-      if (code !== 0) {
-        failures.push(`${where}: ${args[1]} exited ${code}: ${io.err().trim().split('\n').at(-1)}`);
-        continue;
+      const finished = await pilotrlChild(args, { dir: runDir, at: 0 });
+      if (finished.code !== 0) {
+        failures.push(`${where}: ${args[1]} exited ${finished.code}: ${finished.lastLine}`);
+        return;
       }
       for (const file of LOGS) {
         const actual = withoutTiming(readJsonl(join(runDir, file)));
@@ -171,7 +189,7 @@ describe('a trainer killed at any file operation', () => {
         failures.push(`${where}: report failed: ${(error as Error).message}`);
       }
       rmSync(runDir, { recursive: true, force: true });
-    }
+    });
     expect(failures).toEqual([]);
   }, 1_800_000);
 
@@ -180,7 +198,7 @@ describe('a trainer killed at any file operation', () => {
     const configPath = join(dir, 'config.yaml');
     writeFileSync(configPath, CONFIG);
     const runDir = join(dir, 'run');
-    const first = trainChild(configPath, runDir, 0);
+    const first = train(configPath, runDir, 0);
     while (!existsSync(join(runDir, 'manifest.json')))
       await new Promise((resolve) => setTimeout(resolve, 50));
     const io = capturedIo();
