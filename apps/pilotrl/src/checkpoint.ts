@@ -2,11 +2,19 @@
 // state) written under a temporary name and renamed into place; `latest` is a pointer file updated
 // the same way, so a kill at any moment leaves the previous checkpoint intact. Each is flushed to
 // the disk before the next step depends on it, so a power loss leaves the previous one intact too.
+// trainer.json carries the SHA-256 of its own content and of phase-state.json, so a damaged
+// checkpoint is refused instead of resuming from altered state.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CheckpointError, type RngState, type TrainablePolicy } from '@pilotrl/core';
+import {
+  CheckpointError,
+  describeIssues,
+  printable,
+  type RngState,
+  type TrainablePolicy,
+} from '@pilotrl/core';
 import { z } from 'zod';
-import { fsyncDir, fsyncFile, runPaths, writeFileAtomic, writeFileDurable } from './run-dir';
+import { fsyncDir, fsyncFile, runPaths, sha256, writeFileAtomic, writeFileDurable } from './run-dir';
 
 export const CHECKPOINT_FORMAT = 1;
 
@@ -23,6 +31,22 @@ export const trainerStateSchema = z.object({
   /** Byte lengths of the JSONL logs at checkpoint time; a resume truncates them back. */
   logBytes: z.record(z.string(), z.number().int().nonnegative()),
 });
+/**
+ * trainer.json: the trainer state, the SHA-256 of phase-state.json when there is one, and the
+ * SHA-256 of all that (as compact JSON). Checkpoints written before the checksums lack them and are
+ * read unchecked.
+ */
+const trainerFileSchema = trainerStateSchema.extend({
+  phaseStateSha256: z.string().length(64).optional(),
+  sha256: z.string().length(64).optional(),
+});
+
+/** The SHA-256 of trainer.json's content without its own checksum. */
+function trainerDigest(content: object): string {
+  const { sha256: _own, ...rest } = content as Record<string, unknown>;
+  return sha256(JSON.stringify(rest));
+}
+
 export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> & {
   rngState: RngState;
   /**
@@ -35,6 +59,7 @@ export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> 
 const PHASE_STATE = 'phase-state.json';
 
 const checkpointName = (globalIteration: number) => `iter-${String(globalIteration).padStart(6, '0')}`;
+const CHECKPOINT_NAME = /^iter-\d{6,}$/;
 
 /**
  * Saves `state` and `policy` as the checkpoint of `state.globalIteration` in `checkpointsDir` (a run
@@ -58,8 +83,14 @@ export async function saveCheckpoint(
   for (const log of [logs.metrics, logs.episodes, logs.evals]) if (existsSync(log)) fsyncFile(log);
   await policy.saveState(join(tempDir, 'policy'));
   const { phaseState, ...trainer } = state;
-  if (phaseState !== undefined) writeFileDurable(join(tempDir, PHASE_STATE), JSON.stringify(phaseState));
-  writeFileDurable(join(tempDir, 'trainer.json'), `${JSON.stringify(trainer, null, 2)}\n`);
+  const phaseText = phaseState === undefined ? undefined : JSON.stringify(phaseState);
+  if (phaseText !== undefined) writeFileDurable(join(tempDir, PHASE_STATE), phaseText);
+  const recorded = {
+    ...trainer,
+    ...(phaseText === undefined ? {} : { phaseStateSha256: sha256(phaseText) }),
+  };
+  const content = { ...recorded, sha256: trainerDigest(recorded) };
+  writeFileDurable(join(tempDir, 'trainer.json'), `${JSON.stringify(content, null, 2)}\n`);
   fsyncDir(tempDir);
   rmSync(finalDir, { recursive: true, force: true });
   renameSync(tempDir, finalDir);
@@ -78,7 +109,18 @@ export async function saveCheckpoint(
 export function latestCheckpoint(checkpointsDir: string): string | undefined {
   const pointer = join(checkpointsDir, 'latest');
   if (!existsSync(pointer)) return undefined;
-  const dir = join(checkpointsDir, readFileSync(pointer, 'utf8').trim());
+  let name: string;
+  try {
+    name = readFileSync(pointer, 'utf8').trim();
+  } catch (cause) {
+    throw new CheckpointError(`Cannot read ${pointer}: ${(cause as Error).message}`, { cause });
+  }
+  if (!CHECKPOINT_NAME.test(name)) {
+    throw new CheckpointError(
+      `${pointer} is damaged: it holds "${printable(name, 60)}" where the name of a checkpoint (iter-NNNNNN) belongs`,
+    );
+  }
+  const dir = join(checkpointsDir, name);
   if (!existsSync(join(dir, 'trainer.json'))) {
     throw new CheckpointError(
       `${pointer} names ${dir}, which holds no trainer.json; the run directory is damaged`,
@@ -87,29 +129,52 @@ export function latestCheckpoint(checkpointsDir: string): string | undefined {
   return dir;
 }
 
+/** Reads a checkpoint's trainer state, checking it and its phase state against their checksums. */
 export function readTrainerState(checkpointDir: string): TrainerState {
   const path = join(checkpointDir, 'trainer.json');
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (cause) {
-    throw new CheckpointError(`Cannot read ${path}: ${(cause as Error).message}`, { cause });
+    throw new CheckpointError(`Cannot read ${path}: ${printable((cause as Error).message)}`, { cause });
   }
-  const parsed = trainerStateSchema.safeParse(raw);
-  if (!parsed.success) {
+  const recorded = typeof raw === 'object' && raw !== null ? (raw as { sha256?: unknown }).sha256 : undefined;
+  if (recorded !== undefined && recorded !== trainerDigest(raw as object)) {
     throw new CheckpointError(
-      `${path} is not a trainer state of format ${CHECKPOINT_FORMAT}: ${parsed.error.message}`,
+      `${path} is damaged: it was changed after it was written (its SHA-256 does not match)`,
     );
   }
-  const [a, b, c, d] = parsed.data.rngState as [number, number, number, number];
+  const parsed = trainerFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new CheckpointError(
+      `${path} is not a trainer state of format ${CHECKPOINT_FORMAT}: ${describeIssues(parsed.error.issues).join('; ')}`,
+    );
+  }
+  const { sha256: checksum, phaseStateSha256, ...state } = parsed.data;
+  const [a, b, c, d] = state.rngState as [number, number, number, number];
   const phasePath = join(checkpointDir, PHASE_STATE);
+  // A checksummed trainer.json says whether there is a phase state; an older one is read as it stands.
+  const hasPhaseState = checksum === undefined ? existsSync(phasePath) : phaseStateSha256 !== undefined;
   let phaseState: unknown;
-  if (existsSync(phasePath)) {
+  if (hasPhaseState) {
+    let text: string;
     try {
-      phaseState = JSON.parse(readFileSync(phasePath, 'utf8'));
+      text = readFileSync(phasePath, 'utf8');
     } catch (cause) {
       throw new CheckpointError(`Cannot read ${phasePath}: ${(cause as Error).message}`, { cause });
     }
+    if (phaseStateSha256 !== undefined && sha256(text) !== phaseStateSha256) {
+      throw new CheckpointError(
+        `${phasePath} is damaged: its SHA-256 does not match the one trainer.json records`,
+      );
+    }
+    try {
+      phaseState = JSON.parse(text);
+    } catch (cause) {
+      throw new CheckpointError(`Cannot read ${phasePath}: ${printable((cause as Error).message)}`, {
+        cause,
+      });
+    }
   }
-  return { ...parsed.data, rngState: [a, b, c, d], ...(phaseState === undefined ? {} : { phaseState }) };
+  return { ...state, rngState: [a, b, c, d], ...(phaseState === undefined ? {} : { phaseState }) };
 }

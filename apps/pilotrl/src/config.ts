@@ -1,10 +1,10 @@
 // The curriculum config: one strict zod schema for a whole run (env, policy, agent, SFT warm start,
 // the three PilotRL stages, eval, checkpoints), loaded from YAML or JSON. Every object is strict, so
 // a misspelt key is an error naming the key and the keys allowed there.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
-import { ConfigError } from '@pilotrl/core';
-import { parse as parseYaml } from 'yaml';
+import { ConfigError, describeIssues, printable } from '@pilotrl/core';
+import { parseDocument, Parser as YamlParser } from 'yaml';
 import { z } from 'zod';
 import {
   keyLimits,
@@ -14,13 +14,20 @@ import {
   resourceProblems,
 } from './resource-bounds';
 
+/** The first unknown keys, quoted printably, and how many more there are. */
+function listKeys(keys: readonly string[]): string {
+  const listed = keys.slice(0, 5).map((key) => `"${printable(key, 40)}"`);
+  if (keys.length > 5) listed.push(`and ${keys.length - 5} more`);
+  return listed.join(', ');
+}
+
 /** A strict object whose unknown-key error lists the keys that are allowed at that place. */
 function strict<Shape extends z.ZodRawShape>(shape: Shape) {
   const allowed = Object.keys(shape).join(', ');
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed here: ${allowed}`
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${listKeys(issue.keys)}; allowed here: ${allowed}`
         : undefined,
   });
 }
@@ -388,35 +395,103 @@ export function modelDimensions(policy: z.output<typeof policyConfigSchema>) {
   };
 }
 
-/** Validates a parsed config object, or throws a ConfigError listing every problem with its key. */
+/** Validates a parsed config object, or throws a ConfigError listing its problems (up to 20) with their keys. */
 export function parseConfig(value: unknown, source = 'config'): CurriculumConfig {
   const result = curriculumConfigSchema.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    return `  ${path}: ${issue.message}`;
-  });
+  const problems = describeIssues(result.error.issues).map((line) => `  ${line}`);
   throw new ConfigError(`Invalid curriculum in ${source}:\n${problems.join('\n')}`);
 }
 
-/** Reads a `.yaml`, `.yml` or `.json` curriculum file. */
+/** The largest config file read; the presets' files are about 2 KB. */
+export const MAX_CONFIG_FILE_BYTES = 256 * 1024;
+
+/** The deepest nesting of lists and maps in a config file; the schema's is 4, `env.options` may add some. */
+export const MAX_CONFIG_NESTING = 32;
+
+/** How deep the lists and objects of JSON text nest, read without building them. */
+function jsonNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth);
+    else if (char === ']' || char === '}') depth--;
+  }
+  return deepest;
+}
+
+/**
+ * How deep the collections of YAML text nest, from its syntax tree, walked without recursion (the
+ * YAML parser builds that tree iteratively; composing values from it recurses per level).
+ */
+function yamlNesting(text: string): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [...new YamlParser().parse(text)].map((token) => [token, 0]);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    const { items, key, value } = node as { items?: unknown; key?: unknown; value?: unknown };
+    const inner = Array.isArray(items) ? depth + 1 : depth;
+    deepest = Math.max(deepest, inner);
+    if (Array.isArray(items)) for (const item of items) pending.push([item, inner]);
+    pending.push([key, inner], [value, inner]);
+  }
+  return deepest;
+}
+
+/**
+ * YAML text as a value. Warnings (an unknown tag, say) refuse the file like errors do: the config
+ * would otherwise load with a value other than the one written.
+ */
+function parseYamlText(text: string): unknown {
+  const document = parseDocument(text);
+  const problem = document.errors[0] ?? document.warnings[0];
+  // The first line says what and where (line and column); the lines after it quote the file.
+  if (problem !== undefined) throw new Error(problem.message.split('\n', 1)[0]!.replace(/:$/, ''));
+  return document.toJS();
+}
+
+/** Reads a `.yaml`, `.yml` or `.json` curriculum file of at most `MAX_CONFIG_FILE_BYTES`. */
 export function loadConfigFile(path: string): CurriculumConfig {
+  const unreadable = (cause: unknown) =>
+    new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, { cause });
+  let bytes: number;
+  try {
+    bytes = statSync(path).size;
+  } catch (cause) {
+    throw unreadable(cause);
+  }
+  if (bytes > MAX_CONFIG_FILE_BYTES) {
+    throw new ConfigError(
+      `${path} is ${bytes} bytes; a config file is at most ${MAX_CONFIG_FILE_BYTES} (MAX_CONFIG_FILE_BYTES)`,
+    );
+  }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, { cause });
+    throw unreadable(cause);
   }
   const extension = extname(path).toLowerCase();
+  const nesting = extension === '.json' ? jsonNesting(text) : yamlNesting(text);
+  if (nesting > MAX_CONFIG_NESTING) {
+    throw new ConfigError(
+      `${path} nests lists and maps ${nesting} deep; a config file nests at most ${MAX_CONFIG_NESTING} (MAX_CONFIG_NESTING)`,
+    );
+  }
   let value: unknown;
   try {
-    value = extension === '.json' ? JSON.parse(text) : parseYaml(text);
+    value = extension === '.json' ? JSON.parse(text) : parseYamlText(text);
   } catch (cause) {
     throw new ConfigError(
-      `${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${(cause as Error).message}`,
-      {
-        cause,
-      },
+      `${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${printable((cause as Error).message)}`,
+      { cause },
     );
   }
   return parseConfig(value, path);

@@ -1,7 +1,8 @@
 // Append-only JSONL files for metrics and episodes. Resuming truncates a file back to the byte
 // length recorded in the checkpoint, so lines written after it (by a killed run) are dropped.
 import { appendFileSync, existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
-import { ParseError } from '@pilotrl/core';
+import { describeIssues, ParseError, printable } from '@pilotrl/core';
+import type { z } from 'zod';
 
 export class JsonlWriter {
   constructor(readonly path: string) {}
@@ -20,17 +21,40 @@ export class JsonlWriter {
   }
 }
 
-export function readJsonl(path: string): unknown[] {
+/** The records of a JSONL file (none when it does not exist), each checked with `schema` when given. */
+export function readJsonl<Row = unknown>(path: string, schema?: z.ZodType<Row>): Row[] {
   if (!existsSync(path)) return [];
-  const lines = readFileSync(path, 'utf8').split('\n');
-  const records: unknown[] = [];
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new ParseError(path, undefined, `cannot read the file (${(cause as Error).message})`, { cause });
+  }
+  const lines = text.split('\n');
+  const records: Row[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
+    let value: unknown;
     try {
-      records.push(JSON.parse(line));
+      value = JSON.parse(line);
     } catch (cause) {
-      throw new ParseError(path, index + 1, `not a JSON line: ${(cause as Error).message}`, { cause });
+      throw new ParseError(path, index + 1, `not a JSON line: ${printable((cause as Error).message)}`, {
+        cause,
+      });
     }
+    if (schema === undefined) {
+      records.push(value as Row);
+      return;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      throw new ParseError(
+        path,
+        index + 1,
+        `not a record of this file: ${describeIssues(parsed.error.issues).join('; ')}`,
+      );
+    }
+    records.push(parsed.data);
   });
   return records;
 }

@@ -16,32 +16,34 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CheckpointError } from '@pilotrl/core';
+import { CheckpointError, describeIssues, printable } from '@pilotrl/core';
 import { stringify as toYaml } from 'yaml';
+import { z } from 'zod';
 import { type CurriculumConfig, parseConfig } from './config';
 
-export interface RunManifest {
-  name: string;
-  createdAt: string;
-  command: string[];
+export const runManifestSchema = z.object({
+  name: z.string(),
+  createdAt: z.string(),
+  command: z.array(z.string()),
   /** Every seed the run derives from the master seed, by purpose. */
-  seeds: Record<string, number>;
+  seeds: z.record(z.string(), z.number()),
   /** Versions of every @pilotrl package and key dependency that ran. */
-  packages: Record<string, string>;
+  packages: z.record(z.string(), z.string()),
   /** SHA-256 of every data input (env task lists, tokenizer corpus, files). */
-  dataHashes: Record<string, string>;
-  platform: {
-    node: string;
-    os: string;
-    arch: string;
+  dataHashes: z.record(z.string(), z.string()),
+  platform: z.object({
+    node: z.string(),
+    os: z.string(),
+    arch: z.string(),
     /** The tfjs backend that ran, TensorFlow's version on a native one, and why faster ones were skipped. */
-    backend?: string;
-    tensorflowVersion?: string;
-    backendSkipped?: Record<string, string>;
-  };
+    backend: z.string().optional(),
+    tensorflowVersion: z.string().optional(),
+    backendSkipped: z.record(z.string(), z.string()).optional(),
+  }),
   /** The finished run this one started from, and the checkpoint and number of phases it took. */
-  forkedFrom?: { run: string; checkpoint: string; phases: number };
-}
+  forkedFrom: z.object({ run: z.string(), checkpoint: z.string(), phases: z.number() }).optional(),
+});
+export type RunManifest = z.infer<typeof runManifestSchema>;
 
 export const runPaths = (runDir: string) => ({
   config: join(runDir, 'config.yaml'),
@@ -143,13 +145,26 @@ export function readRunConfig(runDir: string): CurriculumConfig {
   try {
     raw = JSON.parse(readFileSync(paths.configJson, 'utf8'));
   } catch (cause) {
-    throw new CheckpointError(`${paths.configJson} is damaged: ${(cause as Error).message}`, { cause });
+    throw new CheckpointError(`${paths.configJson} is damaged: ${printable((cause as Error).message)}`, {
+      cause,
+    });
   }
   return parseConfig(raw, paths.configJson);
 }
 
 export function readManifest(runDir: string): RunManifest {
-  return JSON.parse(readFileSync(runPaths(runDir).manifest, 'utf8')) as RunManifest;
+  const path = runPaths(runDir).manifest;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    throw new CheckpointError(`${path} is damaged: ${printable((cause as Error).message)}`, { cause });
+  }
+  const parsed = runManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new CheckpointError(`${path} is damaged: ${describeIssues(parsed.error.issues).join('; ')}`);
+  }
+  return parsed.data;
 }
 
 /** The directory of package `name` as seen from `from` (node_modules lookup), or undefined. */

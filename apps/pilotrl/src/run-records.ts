@@ -77,13 +77,13 @@ export const sampledEpisodeSchema = z.object({
 export type SampledEpisode = { step: number; phase: string; episode: Episode };
 
 export function readMetrics(path: string): MetricsRecord[] {
-  return readJsonl(path).map((record) => metricsRecordSchema.parse(record));
+  return readJsonl(path, metricsRecordSchema);
 }
 
 export function readEvals(path: string): EvalRecord[] {
-  return readJsonl(path).map((record) => evalRecordSchema.parse(record));
+  return readJsonl(path, evalRecordSchema);
 }
 
 export function readSampledEpisodes(path: string): SampledEpisode[] {
-  return readJsonl(path).map((record) => sampledEpisodeSchema.parse(record));
+  return readJsonl(path, sampledEpisodeSchema);
 }

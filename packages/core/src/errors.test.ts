@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   ConfigError,
+  describeIssues,
   InvalidArgumentError,
   ParseError,
   PilotRLError,
   parseOrThrow,
+  printable,
   TimeoutError,
 } from './errors';
 
@@ -47,5 +49,24 @@ describe('parseOrThrow', () => {
     } catch (error) {
       expect(InvalidArgumentError.isInstance(error)).toBe(true);
     }
+  });
+});
+
+describe('printable', () => {
+  it('escapes control characters and line breaks, and cuts long text with a count', () => {
+    expect(printable('a\u0000b\nc\u001b[2J\u009b\u2028 é😀')).toBe(
+      'a\\u0000b\\u000ac\\u001b[2J\\u009b\\u2028 é😀',
+    );
+    expect(printable('x'.repeat(300), 10)).toBe('xxxxxxxxxx... (290 more characters)');
+    expect(printable('ab😀', 3)).toBe('ab... (2 more characters)');
+  });
+
+  it('lists at most 20 issues with printable paths, and counts the rest', () => {
+    const issues = Array.from({ length: 25 }, (_, i) => ({ path: ['keys', `k\u0007${i}`], message: 'bad' }));
+    const lines = describeIssues(issues);
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe('keys.k\\u00070: bad');
+    expect(lines[20]).toBe('... and 5 more problems');
+    expect(describeIssues([{ path: [], message: 'no' }])).toEqual(['(root): no']);
   });
 });

@@ -2,8 +2,9 @@
 // interned atoms, ground operators with fluent preconditions and effects, a ground goal, entity
 // names, and parsed text rules. One compiled game serves any number of episodes.
 import { ParseError } from '@pilotrl/core';
+import { MAX_GROUNDINGS } from './limits';
 import { alfworldNames, type Naming } from './names';
-import { type Branch, type Literal, toBranches } from './normalize';
+import { type Branch, type FormulaOrigin, type Literal, toBranches } from './normalize';
 import {
   type Domain,
   type EffectLiteral,
@@ -239,13 +240,25 @@ function compileParsed(
     return list;
   };
 
-  // Grounding: bind variables through static facts first, then enumerate the rest by type.
+  // Grounding: bind variables through static facts first, then enumerate the rest by type. Every
+  // binding tried and every literal grounded is a step toward MAX_GROUNDINGS, over the whole game.
   const resolve = (term: string, binding: ReadonlyMap<string, number>): number | undefined =>
     term.startsWith('?') ? binding.get(term) : entityIndex.get(term);
+  let groundings = 0;
+  const countGrounding = (where: FormulaOrigin, steps = 1) => {
+    groundings += steps;
+    if (groundings <= MAX_GROUNDINGS) return;
+    throw new ParseError(
+      where.source,
+      where.line,
+      `grounding ${where.what} takes the game past ${MAX_GROUNDINGS} steps (bindings tried, literals grounded); the limit is ${MAX_GROUNDINGS} (MAX_GROUNDINGS)`,
+    );
+  };
 
   const ground = (
     vars: readonly TypedName[],
     literals: readonly Literal[],
+    where: FormulaOrigin,
     emit: (binding: Map<string, number>) => void,
   ) => {
     const varTypes = new Map(vars.map((v) => [v.name, v.type]));
@@ -269,11 +282,14 @@ function compileParsed(
     const unboundVars = () => vars.filter((v) => !binding.has(v.name));
     const enumerate = (rest: readonly TypedName[]) => {
       if (rest.length === 0) {
-        if (passes()) emit(binding);
+        if (!passes()) return;
+        countGrounding(where, literals.length);
+        emit(binding);
         return;
       }
       const [first, ...others] = rest as [TypedName, ...TypedName[]];
       for (const entity of objectsOfType(first.type)) {
+        countGrounding(where);
         binding.set(first.name, entity);
         if (passes()) enumerate(others);
         binding.delete(first.name);
@@ -303,6 +319,7 @@ function compileParsed(
           ? staticMatches(lit.pred, boundPos, resolved[boundPos]!)
           : (staticTuples.get(lit.pred) ?? []);
       for (const tuple of tuples) {
+        countGrounding(where);
         const added: string[] = [];
         let ok = tuple.length === lit.args.length;
         for (let i = 0; ok && i < lit.args.length; i++) {
@@ -356,7 +373,8 @@ function compileParsed(
       }
     });
     for (const branch of actionBranches) {
-      ground([...action.params, ...branch.vars], branch.literals, (binding) => {
+      const where = { source: domainName(sources), line: action.line, what: `action ${action.name}` };
+      ground([...action.params, ...branch.vars], branch.literals, where, (binding) => {
         const pre = new Map<number, boolean>();
         const pos: number[] = [];
         const neg: number[] = [];
@@ -367,7 +385,7 @@ function compileParsed(
           pre.set(atom, !lit.negated);
           (lit.negated ? neg : pos).push(atom);
         }
-        const effects = groundEffects(action.effects, effectConditions, binding, pre);
+        const effects = groundEffects(action.effects, effectConditions, binding, pre, where);
         if (effects.length === 0) return;
         const args = action.params.map((p) => binding.get(p.name)!);
         const key = `${action.name} ${args.join(' ')}`;
@@ -387,8 +405,10 @@ function compileParsed(
     conditions: readonly (Branch[] | undefined)[],
     binding: ReadonlyMap<string, number>,
     pre: ReadonlyMap<number, boolean>,
+    where: FormulaOrigin,
   ): GroundEffect[] {
     const out: GroundEffect[] = [];
+    countGrounding(where, effects.length);
     effects.forEach((effect, index) => {
       const instances: ReadonlyMap<string, number>[] = [];
       const base = new Map(effect.vars.length === 0 ? [] : binding);
@@ -399,6 +419,7 @@ function compileParsed(
         }
         const [first, ...rest] = vars as [TypedName, ...TypedName[]];
         for (const entity of objectsOfType(first.type)) {
+          countGrounding(where);
           base.set(first.name, entity);
           expand(rest);
         }
@@ -447,15 +468,20 @@ function compileParsed(
   // Goal.
   const goal: { pos: number[]; neg: number[] }[] = [];
   for (const branch of goalBranches) {
-    ground(branch.vars, branch.literals, (binding) => {
-      const pos: number[] = [];
-      const neg: number[] = [];
-      for (const lit of branch.literals) {
-        if (lit.pred === '=' || !fluentPredicates.has(lit.pred)) continue;
-        (lit.negated ? neg : pos).push(fluentAtom(lit, binding, problemName(sources)));
-      }
-      goal.push({ pos, neg });
-    });
+    ground(
+      branch.vars,
+      branch.literals,
+      { source: problemName(sources), line: undefined, what: 'the goal' },
+      (binding) => {
+        const pos: number[] = [];
+        const neg: number[] = [];
+        for (const lit of branch.literals) {
+          if (lit.pred === '=' || !fluentPredicates.has(lit.pred)) continue;
+          (lit.negated ? neg : pos).push(fluentAtom(lit, binding, problemName(sources)));
+        }
+        goal.push({ pos, neg });
+      },
+    );
   }
 
   // Text.

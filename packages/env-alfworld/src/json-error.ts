@@ -1,9 +1,16 @@
 // Finds where JSON text stops being valid (Node 20's JSON.parse does not say), so that errors can
 // name the line.
 
+/**
+ * Deepest nesting read; text nested deeper is reported where it passes this depth, since reading
+ * on would exhaust the stack (game files nest 5 deep).
+ */
+const MAX_DEPTH = 1000;
+
 /** Offset of the first character where `text` is not valid JSON, or undefined when it is valid. */
 export function jsonErrorOffset(text: string): number | undefined {
   let i = 0;
+  let depth = 0;
   const fail = (): never => {
     throw i;
   };
@@ -28,10 +35,12 @@ export function jsonErrorOffset(text: string): number | undefined {
     const ch = text[i];
     if (ch === '{' || ch === '[') {
       const close = ch === '{' ? '}' : ']';
+      if (++depth > MAX_DEPTH) fail();
       i++;
       ws();
       if (text[i] === close) {
         i++;
+        depth--;
         return;
       }
       for (;;) {
@@ -48,6 +57,7 @@ export function jsonErrorOffset(text: string): number | undefined {
         if (text[i] === ',') i++;
         else if (text[i] === close) {
           i++;
+          depth--;
           return;
         } else fail();
       }

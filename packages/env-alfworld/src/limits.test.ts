@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { compileGame } from './game';
 import { writeGameFile } from './game-file';
 import { generateScene } from './generator';
-import { MAX_DNF_BRANCHES, MAX_DNF_LITERALS, MAX_GAME_FILE_BYTES, MAX_NESTING, MAX_OBJECTS } from './limits';
+import {
+  MAX_DNF_BRANCHES,
+  MAX_DNF_LITERALS,
+  MAX_GAME_FILE_BYTES,
+  MAX_GROUNDINGS,
+  MAX_NESTING,
+  MAX_OBJECTS,
+} from './limits';
 import { loadGameFile } from './loaders';
 import { dnfSize, toBranches } from './normalize';
 import type { Formula } from './pddl';
@@ -110,6 +117,24 @@ describe('disjunctive normal form', () => {
     });
     expect(branches).toHaveLength(6);
   });
+
+  it('expands a negated exists into one conjunction, as large as counted', () => {
+    const formula: Formula = {
+      kind: 'not',
+      arg: {
+        kind: 'or',
+        parts: [
+          { kind: 'exists', vars: vars.slice(0, 1), body: atom('p', '?a') },
+          { kind: 'exists', vars: vars.slice(0, 1), body: atom('q', '?a') },
+        ],
+      },
+    };
+    const branches = toBranches(formula, hundred, origin);
+    expect(branches).toHaveLength(1);
+    expect(branches[0]!.literals).toHaveLength(200);
+    expect(branches[0]!.literals.every((literal) => literal.negated)).toBe(true);
+    expect(dnfSize(formula, hundred)).toEqual({ branches: 1, literals: 200 });
+  });
 });
 
 describe('objects', () => {
@@ -119,6 +144,15 @@ describe('objects', () => {
     const declared = (problem.match(/^\S+ - \w+$/gm) ?? []).length;
     expect(() => compile(problem)).toThrow(
       new RegExp(`^p\\.pddl:\\d+: declares ${declared} objects; the limit is 4096 \\(MAX_OBJECTS\\)$`),
+    );
+  });
+});
+
+describe('grounding', () => {
+  it(`refuses a goal whose unbound variables would take grounding past ${MAX_GROUNDINGS} steps`, () => {
+    const goal = '(exists (?a ?b ?c ?d - object) (holdsany agent1))';
+    expect(() => compile(withGoal(goal))).toThrow(
+      `p.pddl: grounding the goal takes the game past ${MAX_GROUNDINGS} steps (bindings tried, literals grounded); the limit is ${MAX_GROUNDINGS} (MAX_GROUNDINGS)`,
     );
   });
 });

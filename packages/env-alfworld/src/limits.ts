@@ -1,8 +1,9 @@
 // Limits on what a game file may ask of the engine, each checked before the work it bounds: a file's
-// size before it is read, list nesting before the text is parsed, objects as they are declared, and a
-// condition's disjunctive normal form before it is expanded. ALFWorld's files stay far below all
-// of them; a file beyond one is refused with a ParseError that names the file, the limit and the
-// measured value, instead of exhausting the stack or the heap.
+// size before it is read, list nesting before the text is parsed, objects as they are declared, a
+// condition's disjunctive normal form before it is expanded, and the steps of grounding as they are
+// taken. ALFWorld's files stay far below all of them; a file beyond one is refused with a
+// ParseError that names the file, the limit and the measured value, instead of exhausting the stack
+// or the heap.
 import { Buffer } from 'node:buffer';
 import { ParseError } from '@pilotrl/core';
 
@@ -20,6 +21,13 @@ export const MAX_DNF_BRANCHES = 4096;
 
 /** Most literals over all those alternatives; `forall` repeats its body per object (ALFWorld's: 14). */
 export const MAX_DNF_LITERALS = 65_536;
+
+/**
+ * Most steps of grounding a game's actions, effects and goal: bindings of variables tried, and
+ * literals grounded (ALFWorld's: 77,016). An `exists` or a parameter that no static fact binds is
+ * tried with every object of its type, so k of them over n objects take n^k steps.
+ */
+export const MAX_GROUNDINGS = 1_000_000;
 
 /** Refuses a text (a game file's part, a domain, a problem or a grammar) over `MAX_GAME_FILE_BYTES`. */
 export function checkTextSize(text: string, source: string): void {

@@ -93,6 +93,9 @@ describe('loaders', () => {
     writeFileSync(bad, '{\n  "pddl_domain": "x",\n  "grammar": \n}');
     expect(() => loadGameFile(bad)).toThrow(ParseError);
     expect(() => loadGameFile(bad)).toThrow(/bad\.tw-pddl:4: not valid JSON/);
+    // Broken JSON nested past what is read names the line where it passes that depth.
+    writeFileSync(bad, `{"pddl_domain":\n${'['.repeat(50_000)}1`);
+    expect(() => loadGameFile(bad)).toThrow(/bad\.tw-pddl:2: not valid JSON/);
     const file = writeGameFile(scene, { dialect: 'legacy' });
     const broken = join(dir, 'broken.tw-pddl');
     writeFileSync(

@@ -108,7 +108,13 @@ function dnf(formula: Formula, negated: boolean, objectsOfType: ObjectsOfType): 
           objectsOfType(v.type).map((object) => substitute(body, new Map([[v.name, object]]))),
         );
       }
-      return dnf({ kind: 'and', parts: instances }, negated, objectsOfType);
+      // (forall ...) is the conjunction of the copies; a negated (exists ...) the negation of their
+      // disjunction, a conjunction again once the negation is pushed in.
+      return dnf(
+        { kind: formula.kind === 'forall' ? 'and' : 'or', parts: instances },
+        negated,
+        objectsOfType,
+      );
     }
   }
 }

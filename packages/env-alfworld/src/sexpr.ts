@@ -2,7 +2,7 @@
 // them), and the line of every list so that errors can point at it. Text over the size limit or
 // nested deeper than the nesting limit is refused before any list is built, since the recursive
 // passes over formulas that follow would exhaust the stack.
-import { ParseError } from '@pilotrl/core';
+import { ParseError, printable } from '@pilotrl/core';
 import { checkTextSize, MAX_NESTING } from './limits';
 
 export type SExpr = string | SList;
@@ -39,9 +39,11 @@ export function readSExpr(text: string, source: string): SList {
           result = done;
         } else stack[stack.length - 1]!.items.push(done);
       } else {
-        if (/[^\x20-\x7e]/.test(token)) throw new ParseError(source, lineNo, `non-ASCII symbol "${token}"`);
+        if (/[^\x20-\x7e]/.test(token))
+          throw new ParseError(source, lineNo, `non-ASCII symbol "${printable(token, 60)}"`);
         const top = stack[stack.length - 1];
-        if (top === undefined) throw new ParseError(source, lineNo, `symbol "${token}" outside any list`);
+        if (top === undefined)
+          throw new ParseError(source, lineNo, `symbol "${printable(token, 60)}" outside any list`);
         top.items.push(token.toLowerCase());
       }
     }

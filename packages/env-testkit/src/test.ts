@@ -1,4 +1,5 @@
-// Test doubles for users' own tests (the `./test` subpath): a Policy that replies from a script.
+// Test doubles for users' own tests (the `./test` subpath): a Policy that replies from a script,
+// and random commands to fuzz an env's `step` with.
 export {
   createScriptedPolicy,
   type Script,
@@ -6,3 +7,4 @@ export {
   type ScriptedPolicyOptions,
   scriptedPolicyOptionsSchema,
 } from './scripted-policy';
+export { strangeAction } from './strange-actions';

@@ -13,6 +13,7 @@ import {
   generateRequestSchema,
   type Policy,
   parseOrThrow,
+  printable,
   type ResolvedGenerateRequest,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -478,9 +479,13 @@ const checkChatCompletion: BodyCheck = (body) => {
   return `body is not a chat completion (${issues})`;
 };
 
+/** The start of a reply, quoted on one line: JSON escapes the C0 controls, `printable` the rest. */
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return JSON.stringify(flat.length > 300 ? `${flat.slice(0, 300)}...` : flat);
+  return printable(
+    JSON.stringify(flat.length > 300 ? `${flat.slice(0, 300)}...` : flat),
+    Number.POSITIVE_INFINITY,
+  );
 }
 
 /** The `error.message` of an OpenAI-shaped error body, else the start of the body. */

@@ -4,20 +4,22 @@
 // place, so readers see the old checkpoint or the new one, never a half-written one; its files and
 // the directories around the rename are flushed to the disk, so a power loss cannot leave it empty.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CheckpointError } from '@pilotrl/core';
+import { CheckpointError, describeIssues } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AdamW } from './adamw';
 import { fsyncDir, writeFileDurable } from './durable-fs';
-import { type ModelConfig, modelConfigSchema } from './model';
+import { type ModelConfig, modelConfigSchema, parameterCount } from './model';
 import { type SerializedTokenizer, serializedTokenizerSchema } from './tokenizer';
 
 export const CHECKPOINT_FORMAT = 'pilotrl-policy-tfjs';
 export const CHECKPOINT_FORMAT_VERSION = 1;
 const MANIFEST = 'checkpoint.json';
 const WEIGHTS = 'weights.bin';
+/** The largest checkpoint.json read (its tokenizer's merges make most of it: about 1 MB at 65,536 tokens). */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 const manifestSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
@@ -113,17 +115,33 @@ export async function writeCheckpoint(dir: string, contents: CheckpointContents)
   }
 }
 
+/**
+ * Reads and checks a checkpoint: checkpoint.json at most `MAX_MANIFEST_BYTES`, its own checksum,
+ * its schema, and a weights.bin of exactly the size its tensor table gives, which holds at least
+ * the model's weights, before the weights are read and their checksum compared; so a damaged
+ * manifest cannot make a loader build a model larger than the weights on the disk.
+ */
 export async function readCheckpoint(dir: string): Promise<ReadCheckpoint> {
+  const unreadable = (error: unknown) =>
+    new CheckpointError(`no checkpoint at ${dir}: ${MANIFEST} cannot be read (${(error as Error).message})`, {
+      cause: error,
+    });
+  let manifestBytes: number;
+  try {
+    manifestBytes = (await stat(join(dir, MANIFEST))).size;
+  } catch (error) {
+    throw unreadable(error);
+  }
+  if (manifestBytes > MAX_MANIFEST_BYTES) {
+    throw new CheckpointError(
+      `checkpoint ${dir} is damaged: ${MANIFEST} is ${manifestBytes} bytes, more than any checkpoint writes (${MAX_MANIFEST_BYTES}, MAX_MANIFEST_BYTES)`,
+    );
+  }
   let text: string;
   try {
     text = await readFile(join(dir, MANIFEST), 'utf8');
   } catch (error) {
-    throw new CheckpointError(
-      `no checkpoint at ${dir}: ${MANIFEST} cannot be read (${(error as Error).message})`,
-      {
-        cause: error,
-      },
-    );
+    throw unreadable(error);
   }
   let raw: unknown;
   try {
@@ -152,16 +170,38 @@ export async function readCheckpoint(dir: string): Promise<ReadCheckpoint> {
   }
   const parsed = manifestSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-      .join('; ');
+    const problems = describeIssues(parsed.error.issues).join('; ');
     throw new CheckpointError(`checkpoint ${dir} is damaged: ${MANIFEST} is invalid (${problems})`);
+  }
+  const { model, tensors } = parsed.data;
+  const floats = tensors.reduce(
+    (end, entry) => Math.max(end, entry.offset + entry.shape.reduce((a, b) => a * b, 1)),
+    0,
+  );
+  const parameters = parameterCount(model);
+  if (parameters > floats) {
+    throw new CheckpointError(
+      `checkpoint ${dir} is damaged: its model has ${parameters} weights, but the tensor table of ${MANIFEST} holds ${floats} floats`,
+    );
+  }
+  const damagedWeights = (error: unknown) =>
+    new CheckpointError(`checkpoint ${dir} is damaged: ${WEIGHTS} cannot be read`, { cause: error });
+  let weightsBytes: number;
+  try {
+    weightsBytes = (await stat(join(dir, WEIGHTS))).size;
+  } catch (error) {
+    throw damagedWeights(error);
+  }
+  if (weightsBytes !== 4 * floats) {
+    throw new CheckpointError(
+      `checkpoint ${dir} is damaged: ${WEIGHTS} is ${weightsBytes} bytes, but the tensor table of ${MANIFEST} needs ${4 * floats}`,
+    );
   }
   let bytes: Buffer;
   try {
     bytes = await readFile(join(dir, WEIGHTS));
   } catch (error) {
-    throw new CheckpointError(`checkpoint ${dir} is damaged: ${WEIGHTS} cannot be read`, { cause: error });
+    throw damagedWeights(error);
   }
   const digest = createHash('sha256').update(bytes).digest('hex');
   if (digest !== parsed.data.weightsSha256) {

@@ -10,7 +10,12 @@ export {
   shutdownBackend,
 } from './backend';
 export { chatText, renderChat } from './chat-template';
-export { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, type CheckpointManifest } from './checkpoint';
+export {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_VERSION,
+  type CheckpointManifest,
+  MAX_MANIFEST_BYTES,
+} from './checkpoint';
 export { type GeneratedSequence, type GenerateOptions, type SamplingSettings, sampleToken } from './generate';
 export {
   type ModelConfig,
