@@ -6,7 +6,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng, PilotRLError, type Rng } from '@pilotrl/core';
+import { createRng, type Rng } from '@pilotrl/core';
+import { refusalProblem } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { runCli } from './cli';
@@ -17,23 +18,6 @@ import { capturedIo } from './tiny-corridor.testing';
 const quick = presets.quick!;
 const dir = mkdtempSync(join(tmpdir(), 'pilotrl-config-fuzz-'));
 const MAX_MESSAGE = 2000;
-// Control characters other than line feed and tab.
-const CONTROL = /(?![\n\t])\p{Cc}/u;
-
-/** What is wrong with how `run` ended, or undefined when it parsed or refused cleanly. */
-function refusalProblem(run: () => unknown): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (!PilotRLError.isInstance(error)) return `threw ${String((error as Error).stack ?? error)}`;
-    const message = (error as Error).message;
-    if (message.includes('    at ')) return `message has a stack frame: ${message}`;
-    if (message.length >= MAX_MESSAGE) return `message is ${message.length} characters long`;
-    if (CONTROL.test(message)) return `message quotes control characters: ${JSON.stringify(message)}`;
-    return undefined;
-  }
-}
 
 const deep = (depth: number): unknown => {
   let value: unknown = 1;
@@ -155,9 +139,12 @@ describe('config fuzz', () => {
     for (let i = 0; i < 400; i++) {
       const { config, what } = mutatedConfig(rng);
       let parsed: ReturnType<typeof parseConfig> | undefined;
-      const problem = refusalProblem(() => {
-        parsed = parseConfig(config, 'fuzz.yaml');
-      });
+      const problem = refusalProblem(
+        () => {
+          parsed = parseConfig(config, 'fuzz.yaml');
+        },
+        { maxLength: MAX_MESSAGE },
+      );
       if (problem !== undefined) failures.push(`case ${i} (${what.join('; ')}): ${problem}`);
       if (parsed === undefined) continue;
       accepted++;
@@ -224,7 +211,7 @@ describe('config fuzz', () => {
     for (const { name, text } of configFiles()) {
       const path = join(dir, name);
       writeFileSync(path, text);
-      const problem = refusalProblem(() => loadConfigFile(path));
+      const problem = refusalProblem(() => loadConfigFile(path), { maxLength: MAX_MESSAGE });
       if (problem !== undefined) failures.push(`${name}: ${problem}`);
     }
     expect(failures.slice(0, 5)).toEqual([]);

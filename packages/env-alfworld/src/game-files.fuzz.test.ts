@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng, PilotRLError, type Rng } from '@pilotrl/core';
+import { createRng, type Rng } from '@pilotrl/core';
+import { refusalProblem } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { compileGame } from './game';
 import { dialectSources, grammarWithTask } from './game-file';
@@ -20,24 +21,8 @@ const file = {
   pddl_problem: readFileSync(join(import.meta.dirname, '../reference/fixtures/kitchen-heat.pddl'), 'utf8'),
 };
 const dir = mkdtempSync(join(tmpdir(), 'alfworld-fuzz-'));
-const CONTROL = /(?![\n\t])\p{Cc}/u;
 /** What the heap may grow by over a whole fuzz run. */
 const HEAP_BOUND = 512 * 1024 * 1024;
-
-/** What is wrong with how `run` ended, or undefined when it compiled or refused cleanly. */
-function refusalProblem(run: () => unknown): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (!PilotRLError.isInstance(error)) return `threw ${String((error as Error).stack ?? error)}`;
-    const message = (error as Error).message;
-    if (message.includes('\n')) return `message of several lines: ${JSON.stringify(message.slice(0, 300))}`;
-    if (message.length > 2000) return `message is ${message.length} characters long`;
-    if (CONTROL.test(message)) return `message quotes control characters: ${JSON.stringify(message)}`;
-    return undefined;
-  }
-}
 
 /** Runs every case, then fails with the first problems found: a bad refusal, or the heap past its bound. */
 function fuzz(cases: readonly { what: string; run: () => unknown }[]): void {
@@ -45,10 +30,13 @@ function fuzz(cases: readonly { what: string; run: () => unknown }[]): void {
   const failures: string[] = [];
   let compiled = 0;
   for (const [i, { what, run }] of cases.entries()) {
-    const problem = refusalProblem(() => {
-      run();
-      compiled++;
-    });
+    const problem = refusalProblem(
+      () => {
+        run();
+        compiled++;
+      },
+      { oneLine: true },
+    );
     if (problem !== undefined) failures.push(`case ${i} (${what}): ${problem}`);
     const growth = process.memoryUsage().heapUsed - heapAtStart;
     if (growth > HEAP_BOUND) failures.push(`case ${i} (${what}): the heap grew by ${growth} bytes`);

@@ -1,5 +1,7 @@
 // Test doubles for users' own tests (the `./test` subpath): a Policy that replies from a script,
 // and random commands to fuzz an env's `step` with.
+
+export { refusalProblem, strangeAction, strangeStepProblems } from './fuzzing';
 export {
   createScriptedPolicy,
   type Script,
@@ -7,4 +9,3 @@ export {
   type ScriptedPolicyOptions,
   scriptedPolicyOptionsSchema,
 } from './scripted-policy';
-export { strangeAction } from './strange-actions';
