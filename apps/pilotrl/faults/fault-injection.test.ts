@@ -10,25 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli';
 import { readJsonl } from '../src/jsonl';
 import { writeReport } from '../src/report';
-import { capturedIo } from '../src/tiny-corridor.testing';
+import { capturedIo, resumableCurriculumYaml } from '../src/tiny-corridor.testing';
 
 const appDir = join(import.meta.dirname, '..');
 const bin = join(appDir, 'src', 'bin.ts');
 const preload = join(import.meta.dirname, 'fs-faults.ts');
 
-const CONFIG = [
-  'name: fault-injection',
-  'seed: 7',
-  'env: { id: testkit/corridor, maxSteps: 6 }',
-  'policy: { size: tiny, tokenizerCorpusTasks: 10, vocabSize: 360, contextLength: 384 }',
-  'agent: { paradigm: adaplan, prompt: compact, planRevision: never, historyWindow: 1, maxPlanTokens: 24, maxActionTokens: 12 }',
-  'sft: { demonstrations: 10, steps: 4, batchSize: 4, learningRate: 0.01, stepsPerIteration: 2, warmupSteps: 1 }',
-  'stages:',
-  '  - { kind: joint, iterations: 2, tasksPerIteration: 2, groupSize: 2, learningRate: 0.001, rewards: { outcome: 1, overlong: 1 } }',
-  'eval: { episodes: 2, every: 2, splits: [valid_unseen] }',
-  'checkpoint: { every: 1, keep: 2 }',
-  'sampleEpisodes: 1',
-].join('\n');
+const CONFIG = resumableCurriculumYaml({ name: 'fault-injection', evalEvery: 2, checkpointEvery: 1 });
 
 /** `pilotrl <args>` from source in a child process, with the file-fault preload set by `faults`. */
 function pilotrlChild(args: string[], faults: { dir: string; at: number; log?: string }) {

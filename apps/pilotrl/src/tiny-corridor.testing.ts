@@ -69,3 +69,27 @@ export function capturedIo(input: string[] = []): CliIo & { out: () => string; e
     err: () => err,
   };
 }
+
+/**
+ * A curriculum file for tests that kill and resume a trainer process: SFT in two iterations and a
+ * joint stage of two, on the testkit corridor, with the given eval and checkpoint cadence.
+ */
+export function resumableCurriculumYaml(options: {
+  name: string;
+  evalEvery: number;
+  checkpointEvery: number;
+}) {
+  return [
+    `name: ${options.name}`,
+    'seed: 7',
+    'env: { id: testkit/corridor, maxSteps: 6 }',
+    'policy: { size: tiny, tokenizerCorpusTasks: 10, vocabSize: 360, contextLength: 384 }',
+    'agent: { paradigm: adaplan, prompt: compact, planRevision: never, historyWindow: 1, maxPlanTokens: 24, maxActionTokens: 12 }',
+    'sft: { demonstrations: 10, steps: 4, batchSize: 4, learningRate: 0.01, stepsPerIteration: 2, warmupSteps: 1 }',
+    'stages:',
+    '  - { kind: joint, iterations: 2, tasksPerIteration: 2, groupSize: 2, learningRate: 0.001, rewards: { outcome: 1, overlong: 1 } }',
+    `eval: { episodes: 2, every: ${options.evalEvery}, splits: [valid_unseen] }`,
+    `checkpoint: { every: ${options.checkpointEvery}, keep: 2 }`,
+    'sampleEpisodes: 1',
+  ].join('\n');
+}

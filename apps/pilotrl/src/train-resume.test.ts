@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl } from './jsonl';
+import { resumableCurriculumYaml } from './tiny-corridor.testing';
 
 const appDir = join(import.meta.dirname, '..');
 const bin = join(appDir, 'src', 'bin.ts');
@@ -35,22 +36,7 @@ describe('pilotrl train --resume', () => {
   it('N iterations equal N/2, a kill -9, a resume and N/2 more, metric for metric', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-resume-'));
     const config = join(dir, 'tiny.yaml');
-    writeFileSync(
-      config,
-      [
-        'name: resume-test',
-        'seed: 7',
-        'env: { id: testkit/corridor, maxSteps: 6 }',
-        'policy: { size: tiny, tokenizerCorpusTasks: 10, vocabSize: 360, contextLength: 384 }',
-        'agent: { paradigm: adaplan, prompt: compact, planRevision: never, historyWindow: 1, maxPlanTokens: 24, maxActionTokens: 12 }',
-        'sft: { demonstrations: 10, steps: 4, batchSize: 4, learningRate: 0.01, stepsPerIteration: 2, warmupSteps: 1 }',
-        'stages:',
-        '  - { kind: joint, iterations: 2, tasksPerIteration: 2, groupSize: 2, learningRate: 0.001, rewards: { outcome: 1, overlong: 1 } }',
-        'eval: { episodes: 2, every: 1, splits: [valid_unseen] }',
-        'checkpoint: { every: 2, keep: 2 }',
-        'sampleEpisodes: 1',
-      ].join('\n'),
-    );
+    writeFileSync(config, resumableCurriculumYaml({ name: 'resume-test', evalEvery: 1, checkpointEvery: 2 }));
 
     const straight = join(dir, 'straight');
     const full = await pilotrl(['train', '--config', config, '--out', straight, '--no-report']);

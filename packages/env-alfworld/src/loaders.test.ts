@@ -51,6 +51,21 @@ const transcript = (engine: GameEngine, actions: readonly string[]) => {
   return out;
 };
 
+/** `alfworld-replay <game> <actions>` from source, as a user runs it. */
+const replayCli = (game: string, actions: string) =>
+  spawnSync(
+    process.execPath,
+    [
+      '--conditions=@pilotrl/source',
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'replay-cli.ts'),
+      game,
+      actions,
+    ],
+    { encoding: 'utf8' },
+  );
+
 describe('loaders', () => {
   it('plays a written game file exactly like the generated scene it came from', () => {
     const loaded = loadGameFile(join(trialDir, 'game.tw-pddl'));
@@ -133,18 +148,7 @@ describe('alfworld-replay', () => {
     expect(parts).toHaveLength(solution.actions.length + 1);
     expect(parts[0]!.startsWith('-= Welcome to TextWorld, ALFRED! =-')).toBe(true);
     expect(text.endsWith('\nwon: true\n')).toBe(true);
-    const cli = spawnSync(
-      process.execPath,
-      [
-        '--conditions=@pilotrl/source',
-        '--import',
-        'tsx',
-        join(import.meta.dirname, 'replay-cli.ts'),
-        join(trialDir, 'game.tw-pddl'),
-        actionsFile,
-      ],
-      { encoding: 'utf8' },
-    );
+    const cli = replayCli(join(trialDir, 'game.tw-pddl'), actionsFile);
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toBe(text);
   });
@@ -159,18 +163,7 @@ describe('alfworld-replay', () => {
     );
     const actionsFile = join(dir, 'no-actions.txt');
     writeFileSync(actionsFile, '');
-    const cli = spawnSync(
-      process.execPath,
-      [
-        '--conditions=@pilotrl/source',
-        '--import',
-        'tsx',
-        join(import.meta.dirname, 'replay-cli.ts'),
-        deep,
-        actionsFile,
-      ],
-      { encoding: 'utf8' },
-    );
+    const cli = replayCli(deep, actionsFile);
     expect(cli.status).toBe(1);
     expect(cli.stdout).toBe('');
     expect(cli.stderr).toMatch(
