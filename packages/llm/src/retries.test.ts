@@ -185,6 +185,41 @@ describe('retries', () => {
     expect(results).toHaveLength(total);
     expect(maxInFlight).toBe(2);
   });
+
+  it('retries a 200 whose body is truncated JSON or has no choices, then succeeds', async () => {
+    const baseUrl = await rawServer((_request, response, count) => {
+      if (count === 0) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"choices": [{"index": 0, "message": {"role": "assis');
+      } else if (count === 1) answer(response, 200, { choices: [] });
+      else answer(response, 200, completion('whole'));
+    });
+    const events: LlmEvent[] = [];
+    const client = createChatClient(
+      { baseUrl, model: 'm', retry: { maxRetries: 3 } },
+      { sleep: async () => undefined, onEvent: (event) => events.push(event) },
+    );
+    expect((await client.chat({ messages })).text).toBe('whole');
+    expect(events.map((event) => [event.type, 'reason' in event ? event.reason : undefined])).toEqual([
+      ['retry', 'malformed'],
+      ['retry', 'malformed'],
+    ]);
+  });
+
+  it('gives up on replies that stay malformed with one message that says what came back', async () => {
+    const baseUrl = await rawServer((_request, response) => answer(response, 200, { choices: [] }));
+    const client = createChatClient(
+      { baseUrl, model: 'm', retry: { maxRetries: 2 } },
+      { sleep: async () => undefined },
+    );
+    const error = (await client.chat({ messages }).catch((caught: unknown) => caught)) as LlmRequestError;
+    expect(error).toBeInstanceOf(LlmRequestError);
+    expect(error.reason).toBe('malformed');
+    expect(error.attempts).toBe(3);
+    expect(error.message).toMatch(/failed after 3 attempts: body is not a chat completion \(choices: /);
+    expect(error.message).not.toContain('above');
+    expect(error.message.split('\n')).toHaveLength(1);
+  });
 });
 
 describe('API key handling', () => {
@@ -237,39 +272,5 @@ describe('API key handling', () => {
         { env: {} },
       ),
     ).toThrow(/Environment variable MISSING_KEY \(apiKeyEnv\) is not set/);
-  });
-  it('retries a 200 whose body is truncated JSON or has no choices, then succeeds', async () => {
-    const baseUrl = await rawServer((_request, response, count) => {
-      if (count === 0) {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end('{"choices": [{"index": 0, "message": {"role": "assis');
-      } else if (count === 1) answer(response, 200, { choices: [] });
-      else answer(response, 200, completion('whole'));
-    });
-    const events: LlmEvent[] = [];
-    const client = createChatClient(
-      { baseUrl, model: 'm', retry: { maxRetries: 3 } },
-      { sleep: async () => undefined, onEvent: (event) => events.push(event) },
-    );
-    expect((await client.chat({ messages })).text).toBe('whole');
-    expect(events.map((event) => [event.type, 'reason' in event ? event.reason : undefined])).toEqual([
-      ['retry', 'malformed'],
-      ['retry', 'malformed'],
-    ]);
-  });
-
-  it('gives up on replies that stay malformed with one message that says what came back', async () => {
-    const baseUrl = await rawServer((_request, response) => answer(response, 200, { choices: [] }));
-    const client = createChatClient(
-      { baseUrl, model: 'm', retry: { maxRetries: 2 } },
-      { sleep: async () => undefined },
-    );
-    const error = (await client.chat({ messages }).catch((caught: unknown) => caught)) as LlmRequestError;
-    expect(error).toBeInstanceOf(LlmRequestError);
-    expect(error.reason).toBe('malformed');
-    expect(error.attempts).toBe(3);
-    expect(error.message).toMatch(/failed after 3 attempts: body is not a chat completion \(choices: /);
-    expect(error.message).not.toContain('above');
-    expect(error.message.split('\n')).toHaveLength(1);
   });
 });
