@@ -1,8 +1,8 @@
-// Fidelity on recorded ALFWorld episodes: each ReAct transcript in the shared data is replayed on
+// Fidelity on recorded ALFWorld episodes: each ReAct transcript (fixtures/alfworld-react-transcripts) is replayed on
 // a scene rebuilt from what the transcript shows (receptacles, contents, which ones open, shared
 // spots), and every non-think observation must equal the engine's, after ReAct's own preprocessing,
 // except on the steps the data marks as hand-edited.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GameEngine } from './engine';
@@ -11,7 +11,7 @@ import { writeGameFile } from './game-file';
 import type { Scene, SceneObject, SceneReceptacle } from './generator';
 import { objectTypes, receptacleTypes, type TaskType } from './vocabulary';
 
-const transcriptDir = join(import.meta.dirname, '../../../../shared/alfworld-data/transcripts/react-prompts');
+const transcriptDir = join(import.meta.dirname, '../../../fixtures/alfworld-react-transcripts');
 
 interface Transcript {
   id: string;
@@ -150,12 +150,11 @@ const asShown = (observation: string, intro: boolean) =>
       ? observation.slice(observation.indexOf('. ') + 2)
       : observation;
 
-const available = existsSync(join(transcriptDir, 'index.json'));
-
-describe.skipIf(!available)('recorded ReAct transcripts replay exactly', () => {
-  const index = available
-    ? (JSON.parse(readFileSync(join(transcriptDir, 'index.json'), 'utf8')) as { id: string; file: string }[])
-    : [];
+describe('recorded ReAct transcripts replay exactly', () => {
+  const index = JSON.parse(readFileSync(join(transcriptDir, 'index.json'), 'utf8')) as {
+    id: string;
+    file: string;
+  }[];
   it('covers all 24 transcripts', () => {
     expect(index.length).toBe(24);
   });

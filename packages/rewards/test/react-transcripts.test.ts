@@ -1,5 +1,5 @@
-// Real plans from real play: in ReAct's ALFWorld demonstrations (shared/alfworld-data, MIT, see its
-// SOURCES.md) the first thought states a plan ("I need to find and take a lettuce, then clean it
+// Real plans from real play: in ReAct's ALFWorld demonstrations (fixtures/alfworld-react-transcripts,
+// MIT, see its SOURCES.md) the first thought states a plan ("I need to find and take a lettuce, then clean it
 // with sinkbasin, then put it in diningtable.") and the actions that follow carry it out and win.
 // The plan-adherence matching must see every step of those plans carried out.
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { alignActionsToPlan } from '../src/plan-matching';
 import { createReferenceJudge } from '../src/reference-judge';
 
-const transcripts = join(import.meta.dirname, '../../../../shared/alfworld-data/transcripts/react-prompts');
+const transcripts = join(import.meta.dirname, '../../../fixtures/alfworld-react-transcripts');
 const kinds = ['clean', 'cool', 'examine', 'heat', 'put', 'puttwo'];
 
 interface Transcript {
