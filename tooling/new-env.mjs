@@ -82,6 +82,8 @@ for (const source of templateFiles(templateDir)) {
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, render(readFileSync(source, 'utf8'), values));
 }
+// Every package ships the project's license.
+writeFileSync(join(packageDir, 'LICENSE'), readFileSync(join(root, 'LICENSE'), 'utf8'));
 // Import order and line breaks depend on the name, so the house formatter settles them.
 const biome = spawnSync(
   join(root, 'node_modules', '.bin', 'biome'),

@@ -1,8 +1,11 @@
-// The `pilotrl` command line: parses arguments per command and reports errors as one clear
-// message (PilotRL errors carry what, where and how to fix) with a non-zero exit code.
-import { parseArgs } from 'node:util';
-import { PilotRLError } from '@pilotrl/core';
-import { parseBackendChoice } from '@pilotrl/policy-tfjs';
+// The `pilotrl` command line (commander): `--help` for every command, `--version`, suggestions for
+// misspelt commands and flags, and every error as one line `pilotrl <command>: <what was wrong>`
+// with exit code 1 (`--debug` prints the stack trace instead).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidArgumentError, PilotRLError } from '@pilotrl/core';
+import { BACKEND_ORDER, parseBackendChoice } from '@pilotrl/policy-tfjs';
+import { Command, CommanderError, Option } from 'commander';
 import { evalCommand } from './commands/eval';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
@@ -13,224 +16,319 @@ import { presets } from './presets';
 import { writeReport } from './report';
 import { VARIANTS, type Variant } from './reproduce';
 
-export const USAGE = `Usage: pilotrl <command> [options]
+/** This app's version, from its package.json (one directory above `src/` and `dist/` alike). */
+const version = (): string =>
+  (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
 
-Commands:
-  train   --config <file.yaml|file.json|preset> [--out <run-dir>] [--no-report]
-          --resume <run-dir>             continue an interrupted run from its latest checkpoint
-          [--backend auto|tensorflow-gpu|tensorflow|wasm|cpu]   overrides the config's policy.backend
-          presets: ${Object.keys(presets).join(', ')}
-  eval    --checkpoint <dir> | --base-url <url> --model <name> [--api-key-env <VAR>]
-          [--config <file|preset>] [--paradigm adaplan|react] [--splits valid_seen,valid_unseen]
-          [--episodes <n>] [--env <id>] [--backend <name>] [--out <episodes.jsonl>]
-          [--timeout <s>] [--max-retries <n>] [--max-concurrency <n>]   for --base-url
-  report  <run-dir>                      write <run-dir>/report/index.html and PNG charts
-  play    [--env alfworld] [--split valid_seen] [--task <n>] [--max-steps <n>]
-  serve   --checkpoint <dir> [--port 8000] [--host 127.0.0.1] [--model-name pilotrl] [--backend <name>]
-          [--shutdown-timeout 10]        seconds requests in flight get to finish after SIGINT/SIGTERM
-  reproduce --config <file|preset> [--seeds 1,2,3] [--variants ${VARIANTS.join(',')}]
-          [--runs-dir runs/reproduce] [--results docs/RESULTS.md]
-`;
-
-/** `--backend`, when given: auto or a backend name. */
-const backendFlag = (value: string | undefined) =>
-  value === undefined ? {} : { backend: parseBackendChoice(value, '--backend') };
-
-/** An integer flag within [min, max], or undefined when not given. */
-const integerFlag = (
-  value: string | undefined,
-  flag: string,
-  min = 0,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined => {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    const range =
-      max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
-    throw new PilotRLError(`${flag} must be ${range}, got "${value}"`);
-  }
-  return n;
-};
-
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const [command, ...rest] = argv;
-  try {
-    switch (command) {
-      case 'train': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            config: { type: 'string' },
-            out: { type: 'string' },
-            resume: { type: 'string' },
-            backend: { type: 'string' },
-            'no-report': { type: 'boolean', default: false },
-          },
-        });
-        const { runDir, evals } = await train(
-          {
-            ...(values.config === undefined ? {} : { config: values.config }),
-            ...(values.out === undefined ? {} : { out: values.out }),
-            ...(values.resume === undefined ? {} : { resume: values.resume }),
-            ...backendFlag(values.backend),
-            report: !values['no-report'],
-          },
-          io,
-          argv,
-        );
-        io.stdout.write(`${runDir}\n`);
-        return evals.length >= 0 ? 0 : 1;
-      }
-      case 'eval': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            checkpoint: { type: 'string' },
-            'base-url': { type: 'string' },
-            model: { type: 'string' },
-            'api-key-env': { type: 'string' },
-            config: { type: 'string' },
-            paradigm: { type: 'string' },
-            splits: { type: 'string' },
-            episodes: { type: 'string' },
-            env: { type: 'string' },
-            backend: { type: 'string' },
-            out: { type: 'string' },
-            timeout: { type: 'string' },
-            'max-retries': { type: 'string' },
-            'max-concurrency': { type: 'string' },
-          },
-        });
-        if (values.paradigm !== undefined && values.paradigm !== 'adaplan' && values.paradigm !== 'react') {
-          throw new PilotRLError(`--paradigm must be adaplan or react, got "${values.paradigm}"`);
-        }
-        const episodes = integerFlag(values.episodes, '--episodes', 1, 100_000);
-        const timeoutSeconds = integerFlag(values.timeout, '--timeout', 1, 86_400);
-        const maxRetries = integerFlag(values['max-retries'], '--max-retries', 0, 100);
-        const maxConcurrency = integerFlag(values['max-concurrency'], '--max-concurrency', 1, 1024);
-        await evalCommand(
-          {
-            ...(values.checkpoint === undefined ? {} : { checkpoint: values.checkpoint }),
-            ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
-            ...(values.model === undefined ? {} : { model: values.model }),
-            ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
-            ...(values.config === undefined ? {} : { config: values.config }),
-            ...(values.paradigm === undefined ? {} : { paradigm: values.paradigm }),
-            ...(values.splits === undefined ? {} : { splits: values.splits.split(',') }),
-            ...(episodes === undefined ? {} : { episodes }),
-            ...(values.env === undefined ? {} : { env: values.env }),
-            ...backendFlag(values.backend),
-            ...(values.out === undefined ? {} : { out: values.out }),
-            ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-            ...(maxRetries === undefined ? {} : { maxRetries }),
-            ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
-          },
-          io,
-        );
-        return 0;
-      }
-      case 'report': {
-        const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
-        if (positionals.length !== 1)
-          throw new PilotRLError('pilotrl report takes one argument: the run directory');
-        const files = writeReport(positionals[0]!);
-        io.stdout.write(`${files.html}\n${files.pngs.join('\n')}\n`);
-        return 0;
-      }
-      case 'play': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            env: { type: 'string', default: 'alfworld' },
-            split: { type: 'string', default: 'valid_seen' },
-            task: { type: 'string', default: '0' },
-            'max-steps': { type: 'string', default: '50' },
-          },
-        });
-        return await play(
-          {
-            env: values.env,
-            split: values.split,
-            task: integerFlag(values.task, '--task')!,
-            maxSteps: integerFlag(values['max-steps'], '--max-steps')!,
-          },
-          io,
-        );
-      }
-      case 'serve': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            checkpoint: { type: 'string' },
-            port: { type: 'string', default: '8000' },
-            host: { type: 'string', default: '127.0.0.1' },
-            'model-name': { type: 'string', default: 'pilotrl' },
-            'api-key-env': { type: 'string' },
-            backend: { type: 'string' },
-            'shutdown-timeout': { type: 'string' },
-          },
-        });
-        if (values.checkpoint === undefined) throw new PilotRLError('pilotrl serve needs --checkpoint <dir>');
-        const shutdownSeconds = integerFlag(values['shutdown-timeout'], '--shutdown-timeout', 0, 86_400);
-        await serveUntilStopped(
-          {
-            checkpoint: values.checkpoint,
-            port: integerFlag(values.port, '--port', 0, 65535)!,
-            host: values.host,
-            modelName: values['model-name'],
-            ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
-            ...backendFlag(values.backend),
-            ...(shutdownSeconds === undefined ? {} : { shutdownTimeoutMs: shutdownSeconds * 1000 }),
-          },
-          io,
-        );
-        return 0;
-      }
-      case 'reproduce': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            config: { type: 'string', default: 'quick' },
-            seeds: { type: 'string', default: '1,2,3' },
-            variants: { type: 'string', default: VARIANTS.join(',') },
-            'runs-dir': { type: 'string', default: 'runs/reproduce' },
-            results: { type: 'string', default: 'docs/RESULTS.md' },
-          },
-        });
-        const variants = values.variants.split(',');
-        const unknown = variants.filter((v) => !(VARIANTS as readonly string[]).includes(v));
-        if (unknown.length > 0)
-          throw new PilotRLError(
-            `--variants: unknown ${unknown.join(', ')}; allowed: ${VARIANTS.join(', ')}`,
-          );
-        await reproduce(
-          {
-            config: values.config,
-            seeds: values.seeds.split(',').map((s) => integerFlag(s, '--seeds')!),
-            variants: variants as Variant[],
-            runsDir: values['runs-dir'],
-            results: values.results,
-          },
-          io,
-        );
-        return 0;
-      }
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        io.stdout.write(USAGE);
-        return command === undefined ? 1 : 0;
-      default:
-        io.stderr.write(`pilotrl: unknown command "${command}"\n\n${USAGE}`);
-        return 1;
+/** Parses a whole number within [min, max]; `flag` names the option in the error. */
+const integer =
+  (flag: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (value: string): number => {
+    const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      const range =
+        max === Number.MAX_SAFE_INTEGER
+          ? `an integer of at least ${min}`
+          : `an integer from ${min} to ${max}`;
+      throw new InvalidArgumentError(`${flag} must be ${range}, got "${value}"`);
     }
-  } catch (error) {
-    const named = PilotRLError.isInstance(error) || (error instanceof TypeError && 'code' in error);
-    io.stderr.write(
-      `pilotrl ${command}: ${named ? (error as Error).message : ((error as Error).stack ?? String(error))}\n`,
+    return n;
+  };
+
+/** An option taking a whole number within [min, max]. */
+const integerOption = (flags: string, description: string, min: number, max?: number) =>
+  new Option(flags, description).argParser(integer(flags.split(' ')[0]!, min, max));
+
+const backendOption = () =>
+  new Option(
+    '--backend <name>',
+    `tfjs backend, overriding the config's policy.backend: auto (the fastest that loads), ${BACKEND_ORDER.join(', ')}`,
+  ).argParser((value: string) => parseBackendChoice(value, '--backend'));
+
+const list = (value: string) => value.split(',');
+
+const parseSeeds = (value: string) => list(value).map(integer('--seeds', 0));
+
+function parseVariants(value: string): Variant[] {
+  const variants = list(value);
+  const unknown = variants.filter((v) => !(VARIANTS as readonly string[]).includes(v));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      `--variants: unknown ${unknown.join(', ')}; allowed: ${VARIANTS.join(', ')}`,
     );
+  return variants as Variant[];
+}
+
+/** Options as commander hands them to an action: flags given, defaults filled in. */
+interface TrainFlags {
+  config?: string;
+  out?: string;
+  resume?: string;
+  backend?: ReturnType<typeof parseBackendChoice>;
+  report: boolean;
+}
+interface EvalFlags {
+  checkpoint?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  config?: string;
+  paradigm?: 'adaplan' | 'react';
+  splits?: string[];
+  episodes?: number;
+  env?: string;
+  backend?: ReturnType<typeof parseBackendChoice>;
+  out?: string;
+  timeout?: number;
+  maxRetries?: number;
+  maxConcurrency?: number;
+}
+interface PlayFlags {
+  env: string;
+  split: string;
+  task: number;
+  maxSteps: number;
+}
+interface ServeFlags {
+  checkpoint: string;
+  port: number;
+  host: string;
+  modelName: string;
+  apiKeyEnv?: string;
+  backend?: ReturnType<typeof parseBackendChoice>;
+  shutdownTimeout?: number;
+}
+interface ReproduceFlags {
+  config: string;
+  seeds: number[];
+  variants: Variant[];
+  runsDir: string;
+  results?: string;
+}
+
+/** Drops the keys whose value is undefined, so optional fields stay absent. */
+const given = <T extends object>(values: T) =>
+  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+
+/** A commander message as one line: no `error: ` prefix, its suggestion on the same line. */
+const oneLine = (message: string) =>
+  message
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.*)\)$/s, ' (did you mean $1)')
+    .replace(/\s*\n\s*/g, ' ');
+
+/** The program, its output going to `io`; `setCode` receives the exit code an action decides. */
+function program(io: CliIo, argv: readonly string[], setCode: (code: number) => void): Command {
+  const cli = new Command('pilotrl')
+    .description(
+      'Progressive RL curricula for AdaPlan agents: train, evaluate, report, play, serve, reproduce.',
+    )
+    .version(version(), '-V, --version', 'print the version')
+    .option('--debug', 'on an error, print its stack trace')
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // runCli prints errors itself, as one line naming the command.
+      outputError: () => undefined,
+    });
+
+  cli
+    .command('train')
+    .description('train a fresh run from a config file or preset, or continue one with --resume')
+    .option('--config <file|preset>', 'a .yaml or .json curriculum, or a preset name')
+    .option('--out <run-dir>', 'the run directory (default: runs/<name>-<timestamp>)')
+    .option('--resume <run-dir>', 'continue an interrupted run from its latest checkpoint')
+    .addOption(backendOption())
+    .option('--no-report', 'skip writing the report when training ends')
+    .addHelpText('after', `\nPresets: ${Object.keys(presets).join(', ')}`)
+    .action(async (flags: TrainFlags) => {
+      const { runDir } = await train(
+        {
+          ...given({ config: flags.config, out: flags.out, resume: flags.resume, backend: flags.backend }),
+          report: flags.report,
+        },
+        io,
+        argv,
+      );
+      io.stdout.write(`${runDir}\n`);
+    });
+
+  cli
+    .command('eval')
+    .description('success rate with 95% intervals per split and task type, of a checkpoint or a served model')
+    .option('--checkpoint <dir>', 'a run directory, checkpoint or policy directory')
+    .option('--base-url <url>', 'an OpenAI-compatible chat-completions server instead of a checkpoint')
+    .option('--model <name>', 'the model name to ask --base-url for')
+    .option('--api-key-env <VAR>', 'the environment variable holding the API key for --base-url')
+    .option('--config <file|preset>', 'the curriculum whose env, agent and eval settings to use')
+    .addOption(new Option('--paradigm <name>', 'the agent paradigm').choices(['adaplan', 'react']))
+    .option('--splits <a,b>', 'comma-separated splits to evaluate', list)
+    .addOption(integerOption('--episodes <n>', 'episodes per split', 1, 100_000))
+    .option('--env <id>', 'the env to evaluate on')
+    .addOption(backendOption())
+    .option('--out <episodes.jsonl>', 'a new file that receives each episode as it finishes')
+    .addOption(
+      integerOption('--timeout <s>', 'for --base-url: seconds one request may take (default 60)', 1, 86_400),
+    )
+    .addOption(
+      integerOption('--max-retries <n>', 'for --base-url: retries of a failed request (default 4)', 0, 100),
+    )
+    .addOption(
+      integerOption('--max-concurrency <n>', 'for --base-url: requests in flight (default 8)', 1, 1024),
+    )
+    .action(async (flags: EvalFlags) => {
+      await evalCommand(
+        given({
+          checkpoint: flags.checkpoint,
+          baseUrl: flags.baseUrl,
+          model: flags.model,
+          apiKeyEnv: flags.apiKeyEnv,
+          config: flags.config,
+          paradigm: flags.paradigm,
+          splits: flags.splits,
+          episodes: flags.episodes,
+          env: flags.env,
+          backend: flags.backend,
+          out: flags.out,
+          timeoutSeconds: flags.timeout,
+          maxRetries: flags.maxRetries,
+          maxConcurrency: flags.maxConcurrency,
+        }),
+        io,
+      );
+    });
+
+  cli
+    .command('report')
+    .description('write <run-dir>/report/index.html and the same charts as PNG files')
+    .argument('<run-dir>', 'the run directory')
+    .action((runDir: string) => {
+      const files = writeReport(runDir);
+      io.stdout.write(`${files.html}\n${files.pngs.join('\n')}\n`);
+    });
+
+  cli
+    .command('play')
+    .description('play an env in the terminal: type a number or a command, quit to stop')
+    .option('--env <id>', 'the env', 'alfworld')
+    .option('--split <name>', 'the split to draw the task from', 'valid_seen')
+    .addOption(integerOption('--task <n>', 'the task index in the split', 0).default(0))
+    .addOption(integerOption('--max-steps <n>', 'steps before the episode is cut', 1, 1000).default(50))
+    .action(async (flags: PlayFlags) => {
+      setCode(await play(flags, io));
+    });
+
+  cli
+    .command('serve')
+    .description('serve a checkpoint behind the OpenAI-compatible chat-completions API until SIGINT/SIGTERM')
+    .requiredOption('--checkpoint <dir>', 'a run directory, checkpoint or policy directory')
+    .addOption(integerOption('--port <n>', 'the port (0: any free port)', 0, 65_535).default(8000))
+    .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .option('--model-name <name>', 'the model name clients ask for', 'pilotrl')
+    .option('--api-key-env <VAR>', 'the environment variable holding the key clients must send')
+    .addOption(backendOption())
+    .addOption(
+      integerOption(
+        '--shutdown-timeout <s>',
+        'seconds requests in flight get to finish after SIGINT/SIGTERM (default 10)',
+        0,
+        86_400,
+      ),
+    )
+    .action(async (flags: ServeFlags) => {
+      await serveUntilStopped(
+        {
+          checkpoint: flags.checkpoint,
+          port: flags.port,
+          host: flags.host,
+          modelName: flags.modelName,
+          ...given({
+            apiKeyEnv: flags.apiKeyEnv,
+            backend: flags.backend,
+            shutdownTimeoutMs: flags.shutdownTimeout === undefined ? undefined : flags.shutdownTimeout * 1000,
+          }),
+        },
+        io,
+      );
+    });
+
+  cli
+    .command('reproduce')
+    .description("train every variant of the paper's comparison for every seed and write the results page")
+    .option('--config <file|preset>', 'the base curriculum of every variant', 'quick')
+    .addOption(
+      new Option('--seeds <list>', 'comma-separated seeds').argParser(parseSeeds).default([1, 2, 3], '1,2,3'),
+    )
+    .addOption(
+      new Option('--variants <list>', 'comma-separated variants')
+        .argParser(parseVariants)
+        .default([...VARIANTS], VARIANTS.join(',')),
+    )
+    .option('--runs-dir <dir>', 'where the runs go, one directory per variant and seed', 'runs/reproduce')
+    .option(
+      '--results <file.md>',
+      'the results page; its PNG charts go to results/ beside it (default: <runs-dir>/RESULTS.md)',
+    )
+    .action(async (flags: ReproduceFlags) => {
+      await reproduce(
+        {
+          config: flags.config,
+          seeds: flags.seeds,
+          variants: flags.variants,
+          runsDir: flags.runsDir,
+          results: flags.results ?? join(flags.runsDir, 'RESULTS.md'),
+        },
+        io,
+      );
+    });
+
+  return cli;
+}
+
+/** Runs `pilotrl <argv>` and returns the exit code: 0 on success, 1 on an error. */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let code = 0;
+  let command = '';
+  const cli = program(io, argv, (c) => {
+    code = c;
+  });
+  cli.hook('preSubcommand', (_cli, subcommand) => {
+    command = subcommand.name();
+  });
+  try {
+    await cli.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (error) {
+    const where = command === '' ? 'pilotrl' : `pilotrl ${command}`;
+    if (error instanceof CommanderError) {
+      // Help and the version were printed by commander; a missing command printed the help.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.code === 'commander.help') return error.exitCode;
+      io.stderr.write(`${where}: ${oneLine(error.message)}; see ${where} --help\n`);
+      return error.exitCode === 0 ? 1 : error.exitCode;
+    }
+    io.stderr.write(`${where}: ${describeError(error, cli.opts().debug === true)}\n`);
     return 1;
   }
+}
+
+/** An error for the terminal: its message, or with `debug` its stack and causes. */
+function describeError(error: unknown, debug: boolean): string {
+  if (!(error instanceof Error)) return String(error);
+  if (debug) {
+    const causes: string[] = [];
+    for (let cause = error.cause; cause !== undefined && causes.length < 5; cause = (cause as Error).cause)
+      causes.push(`caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`);
+    return [error.stack ?? error.message, ...causes].join('\n');
+  }
+  // Our errors say what was wrong and how to fix it; anything else is a bug worth a stack trace.
+  return PilotRLError.isInstance(error) || 'code' in error
+    ? error.message
+    : `${error.message} (run again with --debug for the stack trace)`;
 }

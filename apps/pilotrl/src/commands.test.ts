@@ -154,7 +154,7 @@ describe('pilotrl command line', () => {
     expect(unknown.err()).toContain('Unknown preset "fastest"');
     const usage = capturedIo();
     expect(await runCli(['frobnicate'], usage)).toBe(1);
-    expect(usage.err()).toContain('Usage: pilotrl <command>');
+    expect(usage.err()).toBe("pilotrl: unknown command 'frobnicate'; see pilotrl --help\n");
   });
 
   it('answers ordinary mistakes with one line, no stack trace', async () => {

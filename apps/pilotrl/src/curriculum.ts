@@ -4,21 +4,26 @@
 // checkpoint with the same RNG state, weights, optimizer state and truncated logs, so it
 // reproduces the uninterrupted run metric for metric.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { evaluate, type RolloutHooks, relabelEpisodes, replayScripts, rollout } from '@pilotrl/agent';
+import {
+  createVectorEnv,
+  evaluate,
+  type RolloutHooks,
+  relabelEpisodes,
+  replayScripts,
+  rollout,
+} from '@pilotrl/agent';
 import {
   CheckpointError,
   ConfigError,
   createRng,
   type Episode,
+  formatPercent,
   hashString,
+  mean,
   type Policy,
   type Rng,
   rngFromState,
 } from '@pilotrl/core';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { createExpertIteration, createUpdateStep, type UpdateStep } from '@pilotrl/optim';
 import {
   sftDatum,
@@ -46,7 +51,6 @@ import {
   trainTokenizer,
 } from './runtime';
 import { createPlanJudging, createStageScorer, type PlanJudging } from './stage-rewards';
-import { formatPercent } from './stats';
 
 export interface Phase {
   name: string;
@@ -141,9 +145,6 @@ export async function resumeRun(
   });
   return { provider, policy, state: readTrainerState(checkpoint) };
 }
-
-const mean = (values: readonly number[]) =>
-  values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Episode statistics under standard metric names. */
 export function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {
@@ -429,7 +430,7 @@ async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunn
     seed: config.seed,
   });
   // A KL term needs the weights the stage started from, frozen.
-  const reference = stage.loss.klCoef > 0 ? await frozenCopy(policy) : undefined;
+  const reference = stage.loss.klCoef > 0 ? policy.snapshot() : undefined;
   return {
     async iterate(rng, iteration) {
       const started = Date.now();
@@ -467,16 +468,6 @@ async function stageRunner(context: RunContext, phase: Phase): Promise<PhaseRunn
       reference?.dispose();
     },
   };
-}
-
-async function frozenCopy(policy: TfjsPolicy): Promise<TfjsPolicy> {
-  const dir = mkdtempSync(join(tmpdir(), 'pilotrl-reference-'));
-  try {
-    await policy.saveState(dir);
-    return await TfjsPolicyClass.load(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Runs (or continues from `state`) every phase of the curriculum. */

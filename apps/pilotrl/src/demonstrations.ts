@@ -9,6 +9,8 @@ import {
   type AgentOptions,
   createAdaPlanAgent,
   createReActAgent,
+  createVectorEnv,
+  planBlock,
   replayScripts,
   rollout,
   type ScriptReplay,
@@ -24,7 +26,6 @@ import {
   type Policy,
   type TaskRef,
 } from '@pilotrl/core';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { alignActionsToPlan } from '@pilotrl/rewards';
 import type { EnvProvider } from './env-providers';
 
@@ -46,10 +47,6 @@ export function stepsOfActions(solution: OracleSolution): number[] {
     if (clause >= 0) current = clauses[clause]!.step + 1;
     return current;
   });
-}
-
-export function planReply(solution: OracleSolution): string {
-  return `<global_plan>\n${solution.plan.map((step, i) => `Step ${i + 1}: ${step}`).join('\n')}\n</global_plan>`;
 }
 
 export function actReply(solution: OracleSolution, turn: number, paradigm: 'adaplan' | 'react'): string {
@@ -76,8 +73,9 @@ class OraclePolicy implements Policy {
   async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
     return requests.map((request) => {
       const solution = this.solution!;
-      const kind = (request.stop ?? []).includes('</global_plan>') ? 'plan' : 'act';
-      const reply = kind === 'plan' ? planReply(solution) : actReply(solution, this.turn++, this.paradigm);
+      const kind = request.kind ?? 'act';
+      const reply =
+        kind === 'plan' ? planBlock(solution.plan) : actReply(solution, this.turn++, this.paradigm);
       this.transcript.push({ messages: [...request.messages], reply, kind });
       return {
         text: reply,

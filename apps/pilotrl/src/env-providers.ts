@@ -1,6 +1,7 @@
-// Envs a curriculum can name: a factory for fresh envs plus the task source with its splits and
-// oracle. Core's envRegistry holds factories only; training also needs tasks, so the app keeps
-// this registry of providers, pre-filled with the built-in envs.
+// The one env registry: the envs a curriculum can name (`env.id` in a config), each a factory for
+// fresh envs plus the task source with its splits and oracle, and what else the env offers (state
+// view, hindsight, plan steps, demonstrator). Pre-filled with ALFWorld and the testkit's toy envs;
+// an env package registers nothing itself, so a new env is added here.
 import {
   createRegistry,
   type Demonstrator,

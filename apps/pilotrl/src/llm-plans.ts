@@ -13,6 +13,7 @@ export function llmPlanProvider(
   return async ({ task, goal, initialObservation, admissibleActions }) => {
     const [result] = await client.generate([
       {
+        kind: 'plan',
         messages: [
           { role: 'system', content: template.system('adaplan') },
           {

@@ -1,9 +1,8 @@
 // Checks that a curriculum can start, run before its run directory exists so that a mistake leaves
 // nothing behind: the env accepts its options, the splits it evaluates exist, and the agent's first
 // prompt fits the policy's context.
-import { rollout } from '@pilotrl/agent';
+import { createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, type Policy } from '@pilotrl/core';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { type CurriculumConfig, modelDimensions } from './config';
 import type { EnvProvider } from './env-providers';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';

@@ -2,13 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EPISODE_FORMAT_VERSION, type Episode } from '@pilotrl/core';
+import { EPISODE_FORMAT_VERSION, type Episode, wilsonInterval } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config';
 import { JsonlWriter } from './jsonl';
 import { writeReport } from './report';
 import { createRunDir, runPaths } from './run-dir';
-import { wilsonInterval } from './stats';
+
+/** An eval record's success figures: counts, rate and 95% Wilson interval. */
+const proportion = (successes: number, total: number) => ({
+  successes,
+  total,
+  ...wilsonInterval(successes, total),
+});
 
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) =>
   existsSync(p),
@@ -138,10 +144,10 @@ function sampleRun(): string {
       phase: step <= 2 ? 'sft' : 'joint',
       split,
       paradigm: 'adaplan',
-      success: wilsonInterval(successes, 10),
+      success: proportion(successes, 10),
       byTaskType: {
-        pick_and_place_simple: wilsonInterval(successes - 2, 5),
-        pick_clean_then_place_in_recep: wilsonInterval(2, 5),
+        pick_and_place_simple: proportion(successes - 2, 5),
+        pick_clean_then_place_in_recep: proportion(2, 5),
       },
       meanSteps: 12.5,
       formatErrorRate: 0.1,

@@ -2,8 +2,9 @@
 // plans) and the same charts as PNG files, all read from the run directory's records.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointError, type Episode } from '@pilotrl/core';
-import { type Chart, chartToPng, chartToSvg, type LineSeries } from './plot/charts';
+import { CheckpointError, type Episode, formatPercent } from '@pilotrl/core';
+import { svgToPng } from './plot/chart-png';
+import { type Chart, chartToSvg, type LineSeries } from './plot/charts';
 import { readManifest, readRunConfig, runPaths } from './run-dir';
 import {
   type EvalRecord,
@@ -12,7 +13,6 @@ import {
   readMetrics,
   readSampledEpisodes,
 } from './run-records';
-import { formatPercent } from './stats';
 
 export interface ReportFiles {
   html: string;
@@ -232,10 +232,11 @@ export function writeReport(runDir: string, maxEpisodes = 6): ReportFiles {
   const charts = runCharts(metrics, evals);
   const pngs: string[] = [];
   const figures = Object.entries(charts).map(([stem, chart]) => {
+    const svg = chartToSvg(chart);
     const png = join(paths.report, `${stem}.png`);
-    writeFileSync(png, chartToPng(chart));
+    writeFileSync(png, svgToPng(svg));
     pngs.push(png);
-    return `<figure id="chart-${stem}">${chartToSvg(chart)}<figcaption><a href="${stem}.png">${stem}.png</a></figcaption></figure>`;
+    return `<figure id="chart-${stem}">${svg}<figcaption><a href="${stem}.png">${stem}.png</a></figcaption></figure>`;
   });
   const last = metrics.at(-1);
   const samples = episodes.slice(-maxEpisodes).reverse();

@@ -164,5 +164,11 @@ describe('pilotrl reproduce', () => {
     err = '';
     expect(await runCli(args, io)).toBe(0);
     expect(err.match(/already finished/g)?.length).toBe(6);
+    // Without --results the page goes beside the runs, not into the working directory.
+    expect(await runCli(args.slice(0, -2), io)).toBe(0);
+    expect(readFileSync(join(dir, 'runs', 'RESULTS.md'), 'utf8')).toContain(
+      `--runs-dir ${join(dir, 'runs')} --results ${join(dir, 'runs', 'RESULTS.md')}`,
+    );
+    expect(existsSync(join(dir, 'runs', 'results', 'results-valid_seen.png'))).toBe(true);
   }, 120_000);
 });

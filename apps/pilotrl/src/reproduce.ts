@@ -5,13 +5,12 @@
 // interval), bar charts and the exact commands.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { ConfigError } from '@pilotrl/core';
+import { ConfigError, formatPercent, meanInterval, wilsonInterval } from '@pilotrl/core';
 import { type CurriculumConfig, modelDimensions, parseConfig, type StageConfig } from './config';
-import { chartToPng } from './plot/charts';
+import { chartToPng } from './plot/chart-png';
 import { finalEvals } from './report';
 import { runPaths } from './run-dir';
 import { readEvals } from './run-records';
-import { formatPercent, meanInterval, wilsonInterval } from './stats';
 
 export const VARIANTS = [
   'react-sft-only',

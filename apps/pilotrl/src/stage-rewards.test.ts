@@ -1,8 +1,7 @@
 // The stage reward: the configured components by weight, with the agent's format-error penalty
 // entering the sum for every malformed turn.
-import { rollout } from '@pilotrl/agent';
+import { createVectorEnv, rollout } from '@pilotrl/agent';
 import type { GenerateRequest, GenerateResult, Policy } from '@pilotrl/core';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config';
 import { agentOptionsFor, createAgent, envOptionsFor, envProviderFor } from './runtime';

@@ -2,7 +2,14 @@
 // stage 1 (follow) outcome + plan adherence, stage 2 (plan) judge score + outcome, stage 3 (joint)
 // outcome, plus any penalties configured and agent.formatErrorPenalty per malformed turn. Every
 // component stays visible in the episode record.
-import type { Episode, Judge, JudgeInput, OracleSolution, TaskRef } from '@pilotrl/core';
+import {
+  type Episode,
+  type Judge,
+  type JudgeInput,
+  mean,
+  type OracleSolution,
+  type TaskRef,
+} from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import {
   composeRewards,
@@ -29,10 +36,11 @@ export interface StageScorer {
 const meanRubric = (episode: Episode) =>
   episode.judge === undefined
     ? undefined
-    : (episode.judge.correctness.score +
-        episode.judge.followability.score +
-        episode.judge.standardization.score) /
-      3;
+    : mean([
+        episode.judge.correctness.score,
+        episode.judge.followability.score,
+        episode.judge.standardization.score,
+      ]);
 
 function createJudge(config: CurriculumConfig, kind: 'reference' | 'llm'): Judge {
   if (kind === 'llm') {
@@ -87,7 +95,7 @@ export function createPlanJudging(
       if (withPlans.length === 0) return null;
       const judged = await composeRewards([{ fn: reward(), weight: 0 }]).applyAll(withPlans);
       const scores = judged.map(meanRubric).filter((score): score is number => score !== undefined);
-      return scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length;
+      return scores.length === 0 ? null : mean(scores);
     },
   };
 }
@@ -135,7 +143,7 @@ export function createStageScorer(
         episodes[index] = episode;
       });
       const scores = scored.map(meanRubric).filter((s): s is number => s !== undefined);
-      return { judgeScore: scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length };
+      return { judgeScore: scores.length === 0 ? null : mean(scores) };
     },
   };
 }

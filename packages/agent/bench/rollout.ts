@@ -1,9 +1,10 @@
 // Rollout runner overhead: episodes and turns per second with a scripted expert on the corridor
 // env (no model cost), for ReAct and AdaPlan at a few batch sizes. Prints figures and ratios.
-import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv, createVectorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { episodesToJsonl, parseEpisodesJsonl } from '../src/episode-jsonl';
 import { rollout } from '../src/rollout';
+import { createVectorEnv } from '../src/vector-env';
 import { createExpert } from '../test/expert-policy';
 
 const GROUP = 4;

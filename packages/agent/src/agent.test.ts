@@ -1,9 +1,10 @@
 import { ConfigError, InvalidArgumentError } from '@pilotrl/core';
-import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv, createVectorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent, revisionDue, thoughtStepTracker } from './agent';
 import { rollout } from './rollout';
+import { createVectorEnv } from './vector-env';
 
 const policy = createScriptedPolicy(() => '<thought>a</thought><action>look</action>');
 

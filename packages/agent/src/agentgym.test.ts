@@ -1,10 +1,11 @@
-import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv, createVectorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { describe, expect, it } from 'vitest';
 import { createExpert } from '../test/expert-policy';
 import { createAdaPlanAgent, createReActAgent } from './agent';
 import { agentGymToEpisode, episodeToAgentGym } from './agentgym';
 import { oraclePlanProvider } from './plan-providers';
 import { rollout } from './rollout';
+import { createVectorEnv } from './vector-env';
 
 async function play(kind: 'react' | 'adaplan' | 'oracle', edit?: Parameters<typeof createExpert>[3]) {
   const tasks = await corridorTasks.tasks('valid_unseen', { limit: 2 });

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EPISODE_FORMAT_VERSION, episodeSchema, ParseError } from '@pilotrl/core';
-import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv, createVectorEnv } from '@pilotrl/env-testkit';
+import { CORRIDOR_ENV_ID, corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExpert } from '../test/expert-policy';
 import { createAdaPlanAgent } from './agent';
@@ -15,6 +15,7 @@ import {
   writeEpisodesJsonl,
 } from './episode-jsonl';
 import { rollout } from './rollout';
+import { createVectorEnv } from './vector-env';
 
 let dir: string;
 beforeAll(async () => {

@@ -1,35 +1,18 @@
 // Evaluation: play a split and report the success rate with a 95% Wilson interval, mean steps,
 // the format-error rate and success per task type.
-import { ConfigError, type Episode, parseOrThrow, type TaskSource, type VectorEnv } from '@pilotrl/core';
+import {
+  ConfigError,
+  type Episode,
+  type Interval,
+  mean,
+  parseOrThrow,
+  type TaskSource,
+  type VectorEnv,
+  wilsonInterval,
+} from '@pilotrl/core';
 import { z } from 'zod';
 import type { Agent } from './agent';
 import { type RolloutHooks, rollout } from './rollout';
-
-/** z for a two-sided 95% interval. */
-const Z95 = 1.959963984540054;
-
-export interface Interval {
-  low: number;
-  high: number;
-}
-
-/**
- * Wilson score interval for `successes` out of `trials`; unlike the normal approximation it
- * stays inside [0, 1] and is sensible at 0 or n successes. With no trials it is [0, 1].
- */
-export function wilsonInterval(successes: number, trials: number, z = Z95): Interval {
-  if (trials === 0) return { low: 0, high: 1 };
-  const p = successes / trials;
-  const z2 = z * z;
-  const denominator = 1 + z2 / trials;
-  const centre = (p + z2 / (2 * trials)) / denominator;
-  const half = (z / denominator) * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials));
-  // At 0 or n successes the exact bound is 0 or 1; rounding would leave it a hair inside.
-  return {
-    low: successes === 0 ? 0 : Math.max(0, centre - half),
-    high: successes === trials ? 1 : Math.min(1, centre + half),
-  };
-}
 
 export interface SuccessSummary {
   episodes: number;
@@ -68,12 +51,8 @@ export type EvaluateOptions = z.input<typeof evaluateOptionsSchema>;
 
 function summarise(episodes: readonly Episode[]): SuccessSummary {
   const successes = episodes.filter((episode) => episode.won).length;
-  return {
-    episodes: episodes.length,
-    successes,
-    successRate: episodes.length === 0 ? 0 : successes / episodes.length,
-    ci95: wilsonInterval(successes, episodes.length),
-  };
+  const { rate, low, high } = wilsonInterval(successes, episodes.length);
+  return { episodes: episodes.length, successes, successRate: rate, ci95: { low, high } };
 }
 
 /** Summarises finished episodes (e.g. read back from a JSONL file). */
@@ -94,8 +73,7 @@ export function summariseEpisodes(
   return {
     ...summarise(episodes),
     meanSteps: episodes.length === 0 ? 0 : turns / episodes.length,
-    meanStepsWon:
-      won.length === 0 ? null : won.reduce((sum, episode) => sum + episode.turns.length, 0) / won.length,
+    meanStepsWon: won.length === 0 ? null : mean(won.map((episode) => episode.turns.length)),
     formatErrorRate: turns === 0 ? 0 : formatErrors / turns,
     episodesWithFormatErrors:
       episodes.length === 0

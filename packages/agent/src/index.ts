@@ -1,15 +1,51 @@
-export * from './action-matcher';
-export * from './agent';
-export * from './agentgym';
-export * from './episode-jsonl';
-export * from './evaluate';
-export * from './output-parser';
-export * from './plan-providers';
-export * from './plan-text';
-export * from './prompt-templates';
-export * from './relabel';
-export * from './rollout';
-export * from './scripted-replay';
+// @pilotrl/agent: AdaPlan and ReAct agents, batched rollouts over a vector env, episode files,
+// relabelling and replays, and evaluation.
+export {
+  type ActionMatch,
+  type ActionMatcher,
+  type ActionMatchRule,
+  createActionMatcher,
+  exactRule,
+  normalizedRule,
+  uniquePrefixRule,
+} from './action-matcher';
+export {
+  type Agent,
+  type AgentOptions,
+  createAdaPlanAgent,
+  createReActAgent,
+  type PlanProvider,
+  type PlanRequestInput,
+  type StepTracker,
+} from './agent';
+export { type AgentGymItem, agentGymToEpisode, episodeToAgentGym } from './agentgym';
+export {
+  iterateEpisodesJsonl,
+  parseEpisodesJsonl,
+  readEpisodesJsonl,
+  writeEpisodesJsonl,
+} from './episode-jsonl';
+export {
+  type EvalReport,
+  type EvaluateOptions,
+  evaluate,
+  type SuccessSummary,
+  summariseEpisodes,
+} from './evaluate';
+export { type ActParseResult, type PlanParseResult, parseActOutput, parsePlanOutput } from './output-parser';
+export { fixedPlanProvider, oraclePlanProvider } from './plan-providers';
+export { formatPlan, parsePlanSteps } from './plan-text';
+export {
+  createPromptTemplate,
+  type Paradigm,
+  type PromptTemplate,
+  planBlock,
+  promptTemplateFor,
+  promptTemplateRegistry,
+} from './prompt-templates';
+export { type RelabelOptions, type RelabelReport, relabelEpisodes } from './relabel';
+export { type EndReason, type RolloutHooks, type RolloutOptions, rollout } from './rollout';
+export { replayScripts, type Script, type ScriptReplay } from './scripted-replay';
 export { envWin, type Replay, replay, shortcut } from './shortcut';
-export * from './step-trie';
-export * from './token-budget';
+export { estimateTokens } from './token-budget';
+export { createVectorEnv, type VectorEnvOptions } from './vector-env';

@@ -4,7 +4,6 @@ import {
   corridorTasks,
   createCorridorEnv,
   createKeyDoorEnv,
-  createVectorEnv,
   KEY_DOOR_ENV_ID,
   keyDoorTasks,
 } from '@pilotrl/env-testkit';
@@ -13,6 +12,7 @@ import { createExpert } from '../test/expert-policy';
 import { createAdaPlanAgent, createReActAgent } from './agent';
 import { fixedPlanProvider, oraclePlanProvider } from './plan-providers';
 import { rollout } from './rollout';
+import { createVectorEnv } from './vector-env';
 
 const corridor = async (count: number) => corridorTasks.tasks('valid_seen', { limit: count });
 const keyDoor = async (count: number) => keyDoorTasks.tasks('train', { limit: count });
@@ -206,10 +206,8 @@ describe('ReAct rollouts', () => {
 });
 
 describe('AdaPlan rollouts', () => {
-  const planCalls = (expert: { policy: { requests: readonly { stop: string[]; choices?: string[] }[] } }) =>
-    expert.policy.requests.filter(
-      (request) => request.stop.includes('</global_plan>') || request.choices !== undefined,
-    ).length;
+  const planCalls = (expert: { policy: { requests: readonly { kind?: 'plan' | 'act' }[] } }) =>
+    expert.policy.requests.filter((request) => request.kind === 'plan').length;
 
   it('writes a plan first, then acts, with one batched call per phase', async () => {
     const tasks = await keyDoor(2);
@@ -234,6 +232,10 @@ describe('AdaPlan rollouts', () => {
     expect(expert.calls).toHaveLength(longest + 1);
     expect(expert.calls[0]).toBe(4);
     expect(planCalls(expert)).toBe(4);
+    // Every request says what it asks for, so a policy never reads it from the stop strings.
+    expect(expert.policy.requests.filter((request) => request.kind === 'act')).toHaveLength(
+      expert.policy.requests.length - 4,
+    );
   });
 
   it('revises every turn by default and keeps the executed steps fixed', async () => {

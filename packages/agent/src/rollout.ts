@@ -327,6 +327,7 @@ async function runWave(
       if (state.done) continue;
       requesters.push(state);
       requests.push({
+        kind: 'act',
         messages,
         maxTokens: options.act.maxTokens,
         temperature: options.act.temperature,
@@ -520,6 +521,7 @@ async function planPhase(
       if (state.done) continue;
       pending.push({ state, candidates, fixedSteps: 0 });
       requests.push({
+        kind: 'plan',
         messages,
         ...sampling,
         choices: candidates.map(planBlock),
@@ -545,6 +547,7 @@ async function planPhase(
       if (state.done) continue;
       pending.push({ state, candidates: null, fixedSteps });
       requests.push({
+        kind: 'plan',
         messages,
         ...sampling,
         stop: ['</global_plan>'],
@@ -625,6 +628,7 @@ async function writeStepPlans(
       if (entry.state.done) continue;
       asking.push(entry);
       requests.push({
+        kind: 'plan',
         messages,
         maxTokens: options.plan.maxTokens,
         temperature: options.plan.temperature,

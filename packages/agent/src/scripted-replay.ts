@@ -101,7 +101,7 @@ function scriptedPolicy(
       return requests.map((request) => {
         const choices = request.choices;
         if (choices === undefined) {
-          if (plan === undefined || !(request.stop ?? []).includes('</global_plan>')) {
+          if (plan === undefined || request.kind !== 'plan') {
             throw new InvalidArgumentError(
               'a script without a plan answers choices only; it cannot write a free-text plan (give the script a plan, or use a ReAct agent, provided plans or a plan-step vocabulary)',
             );

@@ -1,11 +1,11 @@
 // AdaPlan and ReAct on the native ALFWorld env: generated household tasks, the oracle's plans
 // and actions played through the ALFWorld prompt template, batched over a vector env.
 import { createAlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { evaluate } from '../src/evaluate';
 import { rollout } from '../src/rollout';
+import { createVectorEnv } from '../src/vector-env';
 import { createExpert } from './expert-policy';
 
 const taskSource = createGeneratedTaskSource();

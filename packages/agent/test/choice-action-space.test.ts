@@ -21,7 +21,6 @@ import {
   corridorTasks,
   createCorridorEnv,
   createKeyDoorEnv,
-  createVectorEnv,
   KEY_DOOR_ENV_ID,
   keyDoorTasks,
 } from '@pilotrl/env-testkit';
@@ -30,6 +29,7 @@ import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { fixedPlanProvider } from '../src/plan-providers';
 import { rollout } from '../src/rollout';
+import { createVectorEnv } from '../src/vector-env';
 
 async function randomPolicy(corpus: string[], contextLength = 256) {
   return TfjsPolicy.create({

@@ -55,8 +55,7 @@ export async function createExpert(
     const edit = options.edit ?? ((reply: string) => reply);
     if (request.choices !== undefined)
       return edit(request.choices[request.choices.length - 1]!, { taskId, step, kind: 'choice' });
-    if (request.stop.includes('</global_plan>'))
-      return edit(planBlock(solution.plan), { taskId, step, kind: 'plan' });
+    if (request.kind === 'plan') return edit(planBlock(solution.plan), { taskId, step, kind: 'plan' });
     const action = solution.actions[step] ?? solution.actions[solution.actions.length - 1]!;
     return edit(
       `<thought>Step ${Math.min(step + 1, solution.plan.length)}: keep going.</thought><action>${action}</action>`,

@@ -1,11 +1,12 @@
 // Rollouts through the OpenAI-compatible client against a real chat-completions server on
 // localhost, which serves the scripted expert: the same episodes as in process, over HTTP.
-import { createKeyDoorEnv, createVectorEnv, KEY_DOOR_ENV_ID, keyDoorTasks } from '@pilotrl/env-testkit';
+import { createKeyDoorEnv, KEY_DOOR_ENV_ID, keyDoorTasks } from '@pilotrl/env-testkit';
 import { createChatClient, createChatCompletionsServer } from '@pilotrl/llm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { fixedPlanProvider } from '../src/plan-providers';
 import { rollout } from '../src/rollout';
+import { createVectorEnv } from '../src/vector-env';
 import { createExpert } from './expert-policy';
 
 const closers: (() => Promise<void>)[] = [];

@@ -10,13 +10,13 @@ import {
   alfworldStateView,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent } from '../src/agent';
 import { fixedPlanProvider } from '../src/plan-providers';
 import { rollout } from '../src/rollout';
 import { PLAN_END } from '../src/step-trie';
+import { createVectorEnv } from '../src/vector-env';
 
 const taskSource = createGeneratedTaskSource();
 const stepForm = /^(go to \S+|take \S+$|(heat|cool|clean) \S+ with \S+|put \S+ in \S+|use \S+$)/;

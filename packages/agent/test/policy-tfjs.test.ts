@@ -1,13 +1,14 @@
 // Rollouts with a real (untrained) transformer policy: token ids, loss masks and logprobs come
 // from the model's own tokenizer and sampler, and plan choices from its constrained decoding.
 import { episodeSchema } from '@pilotrl/core';
-import { createKeyDoorEnv, createVectorEnv, KEY_DOOR_ENV_ID, keyDoorTasks } from '@pilotrl/env-testkit';
+import { createKeyDoorEnv, KEY_DOOR_ENV_ID, keyDoorTasks } from '@pilotrl/env-testkit';
 import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { fixedPlanProvider } from '../src/plan-providers';
 import { defaultPromptTemplate } from '../src/prompt-templates';
 import { rollout } from '../src/rollout';
+import { createVectorEnv } from '../src/vector-env';
 
 const CONTEXT = 768;
 

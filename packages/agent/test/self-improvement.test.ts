@@ -11,13 +11,13 @@ import {
   alfworldStateView,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { relabelEpisodes } from '../src/relabel';
 import { replayScripts } from '../src/scripted-replay';
 import { replay } from '../src/shortcut';
 import { PLAN_END } from '../src/step-trie';
+import { createVectorEnv } from '../src/vector-env';
 
 const taskSource = createGeneratedTaskSource();
 const noPolicy = { name: 'none', version: 0, generate: async () => [] };

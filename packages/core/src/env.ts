@@ -1,6 +1,5 @@
 // The text environment contract: async reset/step over observation text and admissible commands.
 import { z } from 'zod';
-import { createRegistry } from './registry';
 
 /**
  * Per-step facts every env reports. `won`: the task is accomplished. `valid`: the env understood
@@ -49,9 +48,6 @@ export interface TextEnv {
   close?(): Promise<void>;
 }
 
-/** Creates a fresh, independent env. `config` is env-specific and validated by the env. */
-export type TextEnvFactory = (config?: unknown) => TextEnv;
-
 /**
  * A batch of envs stepped together. `active[i]` is false once env i terminated, truncated,
  * failed or timed out; stepping it then yields `null` for that slot. An env that throws or
@@ -65,6 +61,3 @@ export interface VectorEnv {
   step(actions: readonly (string | null)[]): Promise<(StepResult | null)[]>;
   close(): Promise<void>;
 }
-
-/** Envs by string id, so configs name an env and packages register their own. */
-export const envRegistry = createRegistry<TextEnvFactory>('environment');

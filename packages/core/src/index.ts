@@ -1,10 +1,95 @@
-export * from './env';
-export * from './env-capabilities';
-export * from './episode';
-export * from './errors';
-export * from './policy';
-export * from './registry';
-export * from './reward';
-export * from './rng';
-export * from './task';
-export * from './trainable-policy';
+// @pilotrl/core: the contracts every other package meets at, and the few utilities they all share.
+export type { ChatModel, ChatModelReply, ChatModelRequest } from './chat-model';
+export {
+  type EnvInfo,
+  envInfoSchema,
+  type ResetOptions,
+  resetOptionsSchema,
+  type StepResult,
+  stepResultSchema,
+  type TextEnv,
+  type VectorEnv,
+} from './env';
+export {
+  type Demonstrator,
+  type EpisodeView,
+  type EpisodeViewFactory,
+  type HindsightRelabeller,
+  latestObservationView,
+  type PlanStepVocabulary,
+  type Reached,
+} from './env-capabilities';
+export {
+  EPISODE_FORMAT_VERSION,
+  type Episode,
+  episodeSchema,
+  type Generation,
+  generationSchema,
+  type PlanRevision,
+  planRevisionSchema,
+  type Turn,
+  turnSchema,
+} from './episode';
+export {
+  CheckpointError,
+  ConfigError,
+  describeIssues,
+  EnvError,
+  InvalidArgumentError,
+  NotFoundError,
+  ParseError,
+  PilotRLError,
+  parseOrThrow,
+  printable,
+  TimeoutError,
+} from './errors';
+export { createLimiter, type Limiter } from './limiter';
+export {
+  type ChatMessage,
+  chatMessageSchema,
+  type GenerateRequest,
+  type GenerateResult,
+  generateRequestSchema,
+  generateResultSchema,
+  type Policy,
+  type ResolvedGenerateRequest,
+} from './policy';
+export { createRegistry, type Registry } from './registry';
+export {
+  type Judge,
+  type JudgeInput,
+  type JudgeResult,
+  judgeInputSchema,
+  judgeResultSchema,
+  type RewardComponents,
+  type RewardFn,
+  type RubricScore,
+  rewardComponentsSchema,
+  rubricScoreSchema,
+} from './reward';
+export { createRng, hashString, type Rng, type RngState, rngFromState } from './rng';
+export { formatPercent, type Interval, mean, meanInterval, sampleStd, wilsonInterval } from './stats';
+export {
+  type OracleSolution,
+  oracleSolutionSchema,
+  type Plan,
+  planSchema,
+  type TaskRef,
+  type TaskSource,
+  taskRefSchema,
+} from './task';
+export {
+  type AdamParams,
+  adamParamsSchema,
+  type Datum,
+  datumSchema,
+  type ForwardBackwardOptions,
+  type ForwardBackwardResult,
+  type ForwardResult,
+  forwardBackwardOptionsSchema,
+  type LossFn,
+  type LossFnInput,
+  type LossFnOutput,
+  type OptimStepResult,
+  type TrainablePolicy,
+} from './trainable-policy';

@@ -8,6 +8,12 @@ export const chatMessageSchema = z.object({
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
 export const generateRequestSchema = z.object({
+  /**
+   * What an agent's request asks for: its global plan (written, revised, chosen among candidates or
+   * built from plan steps) or its next action. Policies that script their replies answer by it;
+   * requests made outside an agent's turn leave it out.
+   */
+  kind: z.enum(['plan', 'act']).optional(),
   messages: z.array(chatMessageSchema).min(1),
   maxTokens: z.number().int().positive().default(256),
   temperature: z.number().min(0).default(1),

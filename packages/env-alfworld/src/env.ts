@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import {
   EnvError,
   type EnvInfo,
-  envRegistry,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
@@ -151,9 +150,4 @@ export class AlfworldEnv implements TextEnv {
 /** Creates an ALFWorld env; `config` is validated (see `alfworldEnvConfigSchema`). */
 export function createAlfworldEnv(config?: unknown): AlfworldEnv {
   return new AlfworldEnv((config ?? {}) as AlfworldEnvConfig);
-}
-
-/** Adds `alfworld` to core's env registry. */
-export function registerAlfworldEnv(options: { replace?: boolean } = {}): void {
-  envRegistry.register(ALFWORLD_ENV_ID, createAlfworldEnv, options);
 }

@@ -6,7 +6,6 @@ export {
   type AlfworldEnvConfig,
   alfworldEnvConfigSchema,
   createAlfworldEnv,
-  registerAlfworldEnv,
 } from './env';
 export { type CompiledGame, compileGame, type GameSources } from './game';
 export {

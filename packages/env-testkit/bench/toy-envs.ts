@@ -1,10 +1,8 @@
-// Throughput of the toy envs (steps per second under a seeded random admissible policy) and the
-// overhead of the vector env over stepping the same envs one by one.
+// Throughput of the toy envs: steps per second under a seeded random admissible policy.
 import { createRng, type TextEnv } from '@pilotrl/core';
-import { createVectorEnv, testkitEnvs } from '../src/index';
+import { testkitEnvs } from '../src/index';
 
 const EPISODES = 2_000;
-const VECTOR_SIZE = 16;
 
 async function playEpisodes(env: TextEnv, episodes: number, seed: string): Promise<number> {
   const rng = createRng(seed);
@@ -19,51 +17,13 @@ async function playEpisodes(env: TextEnv, episodes: number, seed: string): Promi
   return steps;
 }
 
-async function playVector(create: () => TextEnv, rounds: number, concurrency: number): Promise<number> {
-  const rng = createRng('bench/vector');
-  const vector = createVectorEnv(create, { size: VECTOR_SIZE, concurrency });
-  let steps = 0;
-  for (let round = 0; round < rounds; round++) {
-    const results = await vector.reset(
-      Array.from({ length: VECTOR_SIZE }, (_, i) => ({ seed: round * VECTOR_SIZE + i })),
-    );
-    const admissible = results.map((r) => r.admissibleActions);
-    while (vector.active.some(Boolean)) {
-      const actions = vector.active.map((live, i) => (live ? rng.pick(admissible[i]!) : null));
-      const stepped = await vector.step(actions);
-      stepped.forEach((r, i) => {
-        if (r !== null) {
-          admissible[i] = r.admissibleActions;
-          steps += 1;
-        }
-      });
-    }
-  }
-  await vector.close();
-  return steps;
-}
-
-const timed = async (run: () => Promise<number>) => {
-  const start = performance.now();
-  const steps = await run();
-  return { steps, seconds: (performance.now() - start) / 1000 };
-};
-
-console.log(
-  `toy envs: ${EPISODES} random episodes each, then ${EPISODES / VECTOR_SIZE} rounds of a ${VECTOR_SIZE}-env vector`,
-);
-console.log(
-  `${'env'.padEnd(18)} ${'steps/s'.padStart(10)} ${'vector c=16'.padStart(12)} ${'vector c=4'.padStart(11)} ${'ratio c=16'.padStart(11)}`,
-);
+console.log(`toy envs: ${EPISODES} random episodes each`);
+console.log(`${'env'.padEnd(18)} ${'steps/s'.padStart(10)}`);
 for (const { envId, create } of testkitEnvs) {
   // Warm-up, so that the JIT has compiled the env before it is timed.
   await playEpisodes(create(), EPISODES / 10, 'warm-up');
-  const single = await timed(() => playEpisodes(create(), EPISODES, envId));
-  const wide = await timed(() => playVector(() => create(), EPISODES / VECTOR_SIZE, VECTOR_SIZE));
-  const narrow = await timed(() => playVector(() => create(), EPISODES / VECTOR_SIZE, 4));
-  const rate = (run: { steps: number; seconds: number }) => run.steps / run.seconds;
-  console.log(
-    `${envId.padEnd(18)} ${rate(single).toFixed(0).padStart(10)} ${rate(wide).toFixed(0).padStart(12)} ` +
-      `${rate(narrow).toFixed(0).padStart(11)} ${(rate(wide) / rate(single)).toFixed(2).padStart(11)}`,
-  );
+  const start = performance.now();
+  const steps = await playEpisodes(create(), EPISODES, envId);
+  const seconds = (performance.now() - start) / 1000;
+  console.log(`${envId.padEnd(18)} ${(steps / seconds).toFixed(0).padStart(10)}`);
 }

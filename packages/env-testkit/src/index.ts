@@ -10,7 +10,7 @@ export {
 } from './env-checks';
 export { createKeyDoorEnv, KEY_DOOR_ENV_ID, keyDoorGame, keyDoorTasks } from './key-door';
 export { createRecipeEnv, RECIPE_ENV_ID, recipeGame, recipeTasks } from './recipe';
-export { registerTestkitEnvs, type TestkitEnv, testkitEnvs } from './register';
+export { type TestkitEnv, testkitEnvs } from './testkit-envs';
 export {
   createToyEnv,
   createToyTaskSource,
@@ -25,4 +25,3 @@ export {
   type ToyTaskSource,
   toyEnvConfigSchema,
 } from './toy-game';
-export { createVectorEnv, type VectorEnvOptions, vectorEnvOptionsSchema } from './vector-env';

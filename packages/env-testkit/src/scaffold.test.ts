@@ -25,9 +25,11 @@ describe('pnpm new:env', () => {
     execFileSync(process.execPath, [newEnvScript, 'word-ladder', '--out', out], { stdio: 'pipe' });
 
     expect(listFiles(out)).toEqual([
+      'LICENSE',
       'README.md',
       'package.json',
       'src/index.ts',
+      'src/readme.test.ts',
       'src/word-ladder.test.ts',
       'tsconfig.json',
       'tsup.config.ts',

@@ -1,12 +1,6 @@
-import { envRegistry, type TaskRef, type TextEnv } from '@pilotrl/core';
+import type { TaskRef, TextEnv } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
-import {
-  createCorridorEnv,
-  createKeyDoorEnv,
-  createRecipeEnv,
-  registerTestkitEnvs,
-  testkitEnvs,
-} from './index';
+import { createCorridorEnv, createKeyDoorEnv, createRecipeEnv, testkitEnvs } from './index';
 import { checkEnv } from './vitest';
 
 for (const { create, tasks } of testkitEnvs) {
@@ -88,10 +82,15 @@ describe('toy envs', () => {
     expect(() => createRecipeEnv({ maxSteps: 0 } as never)).toThrow(/maxSteps/);
   });
 
-  it('register by id only when asked, and idempotently', () => {
-    registerTestkitEnvs();
-    registerTestkitEnvs();
-    expect(envRegistry.ids()).toEqual(expect.arrayContaining(testkitEnvs.map((e) => e.envId)));
-    expect(envRegistry.get('testkit/recipe')().envId).toBe('testkit/recipe');
+  it('are listed by id, each with a factory and a task source of that id', () => {
+    expect(testkitEnvs.map((e) => e.envId)).toEqual([
+      'testkit/corridor',
+      'testkit/key-door',
+      'testkit/recipe',
+    ]);
+    for (const { envId, create, tasks } of testkitEnvs) {
+      expect(create().envId).toBe(envId);
+      expect(tasks.envId).toBe(envId);
+    }
   });
 });

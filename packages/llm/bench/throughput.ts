@@ -1,7 +1,7 @@
 // Throughput of the chat client against the local chat-completions server serving a scripted
 // policy, by client concurrency: requests per second and the server's mean batch size.
 
-import type { Policy } from '@pilotrl/core';
+import { mean, type Policy } from '@pilotrl/core';
 import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { createChatClient } from '../src/chat-client';
 import { createChatCompletionsServer } from '../src/chat-completions-server';
@@ -37,7 +37,7 @@ async function run(concurrency: number) {
   return {
     concurrency,
     perSecond: REQUESTS / seconds,
-    meanBatch: sizes.reduce((a, b) => a + b, 0) / sizes.length,
+    meanBatch: mean(sizes),
   };
 }
 

@@ -1,6 +1,10 @@
 // Choice-constrained generation over a plain chat API: the options are listed in the prompt and
-// the answer is matched back to one of them. No scoring is involved, so no choice logprobs.
-import type { ChatMessage } from '@pilotrl/core';
+// the answer is matched back to one of them, asking again (seed + 1) while it is none of them. No
+// scoring is involved, so no choice logprobs.
+import type { ChatMessage, GenerateResult, ResolvedGenerateRequest } from '@pilotrl/core';
+import { LlmResponseError, snippet } from './errors';
+import type { ChatCompletionResponse } from './openai-wire';
+import { firstChoice, tokensOf, type WireSettings, wireBody } from './wire-mapping';
 
 /** Appends the list of options, numbered, to the last user message (or adds one). */
 export function withChoicePrompt(
@@ -49,4 +53,65 @@ export function matchChoice(answer: string, choices: readonly string[]): number 
     }
   }
   return undefined;
+}
+
+/** How `askForChoice` reaches the server and reports. */
+export interface ChoiceAsking {
+  /** Sends one chat-completions body; resolves with the completion. */
+  complete(body: Record<string, unknown>): Promise<ChatCompletionResponse>;
+  wire: WireSettings;
+  /** Questions asked before giving up on answers that are none of the choices. */
+  attempts: number;
+  policyVersion: number;
+  /** `POST <baseUrl>/chat/completions`, for messages. */
+  endpoint: string;
+  /** Takes the API key out of a message. */
+  redact(text: string): string;
+}
+
+/**
+ * Asks for one of `choices` until an answer matches (with `guided_choice` under the vLLM dialect,
+ * so that the first one does). Token ids and logprobs are reported only for a verbatim answer.
+ */
+export async function askForChoice(
+  request: ResolvedGenerateRequest,
+  choices: readonly string[],
+  asking: ChoiceAsking,
+): Promise<GenerateResult> {
+  const answers: string[] = [];
+  for (let tryIndex = 0; tryIndex < asking.attempts; tryIndex++) {
+    const body = wireBody(asking.wire, {
+      ...request,
+      messages: withChoicePrompt(request.messages, choices),
+      stop: [],
+      ...(request.seed === undefined ? {} : { seed: request.seed + tryIndex }),
+    });
+    body.logprobs = true;
+    if (asking.wire.vllm) body.guided_choice = choices;
+    const response = await asking.complete(body);
+    const answer = firstChoice(response).message.content ?? '';
+    const index = matchChoice(answer, choices);
+    if (index !== undefined) {
+      const exact = answer === choices[index];
+      const { tokenIds, logprobs } = exact
+        ? tokensOf(response, asking.endpoint)
+        : { tokenIds: [], logprobs: [] };
+      return {
+        text: choices[index]!,
+        tokenIds,
+        logprobs,
+        promptTokenIds: exact ? (response.prompt_token_ids ?? []) : [],
+        finishReason: 'choice',
+        choiceIndex: index,
+        policyVersion: asking.policyVersion,
+      };
+    }
+    answers.push(answer);
+  }
+  throw new LlmResponseError(
+    asking.endpoint,
+    asking.redact(
+      `${asking.endpoint}: model ${asking.wire.model} answered none of the ${choices.length} choices in ${asking.attempts} attempts (last answer: ${snippet(answers.at(-1) ?? '')}); use dialect 'vllm' with a server that supports guided_choice, or raise choiceAttempts`,
+    ),
+  );
 }

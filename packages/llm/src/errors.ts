@@ -1,13 +1,14 @@
-// Errors of the LLM client and server. Each names the endpoint and the reason, and never carries
-// the API key: every text that reaches an error passes through `redactSecret` first.
-import { PilotRLError } from '@pilotrl/core';
+// Errors of the LLM client and server, and the pieces of their messages: the endpoint without
+// credentials, replies quoted on one line. An error never carries the API key: every text that
+// reaches one passes through `redactSecret` first.
+import { PilotRLError, printable } from '@pilotrl/core';
 
 /**
  * Why a request failed: the server answered with an error status, answered 2xx with a body that is
- * not the answer asked for (truncated JSON, no choices), the connection broke, it timed out, or the
- * caller aborted it.
+ * not the answer asked for (truncated JSON, no choices) or one longer than `maxReplyBytes`, the
+ * connection broke, it timed out, or the caller aborted it.
  */
-export type LlmFailureReason = 'http' | 'malformed' | 'network' | 'timeout' | 'aborted';
+export type LlmFailureReason = 'http' | 'malformed' | 'too_large' | 'network' | 'timeout' | 'aborted';
 
 /** A chat-completions request failed (after the retries it was allowed). */
 export class LlmRequestError extends PilotRLError {
@@ -60,4 +61,24 @@ export function describeEndpoint(url: string): string {
   } catch {
     return '(unparseable URL)';
   }
+}
+
+/** The start of a reply, quoted on one line: JSON escapes the C0 controls, `printable` the rest. */
+export function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return printable(
+    JSON.stringify(flat.length > 300 ? `${flat.slice(0, 300)}...` : flat),
+    Number.POSITIVE_INFINITY,
+  );
+}
+
+/** The `error.message` of an OpenAI-shaped error body, else the start of the body. */
+export function errorMessageOf(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === 'string') return snippet(message);
+  } catch {
+    // Not JSON: show the raw start below.
+  }
+  return snippet(body);
 }

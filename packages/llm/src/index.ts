@@ -1,15 +1,12 @@
+export { type ChatClient, createChatClient } from './chat-client';
 export {
-  type ChatClient,
   type ChatClientHooks,
   type ChatClientOptions,
   type ChatRequest,
   type ChatResponse,
   chatClientOptionsSchema,
   chatRequestSchema,
-  createChatClient,
-  type LlmEvent,
-  restoreStop,
-} from './chat-client';
+} from './chat-client-types';
 export {
   type ChatCompletionsServer,
   type ChatCompletionsServerOptions,
@@ -24,7 +21,6 @@ export {
   LlmResponseError,
   redactSecret,
 } from './errors';
-export { createLimiter, type Limiter } from './limiter';
 export {
   type ChatCompletionRequest,
   type ChatCompletionResponse,
@@ -32,3 +28,5 @@ export {
   chatCompletionResponseSchema,
 } from './openai-wire';
 export { type RetryOptions, retryOptionsSchema } from './retry';
+export type { LlmEvent } from './transport';
+export { restoreStop } from './wire-mapping';

@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChatClient, type LlmEvent } from './chat-client';
+import { createChatClient } from './chat-client';
 import { LlmRequestError } from './errors';
+import type { LlmEvent } from './transport';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -219,6 +220,78 @@ describe('retries', () => {
     expect(error.message).toMatch(/failed after 3 attempts: body is not a chat completion \(choices: /);
     expect(error.message).not.toContain('above');
     expect(error.message.split('\n')).toHaveLength(1);
+  });
+});
+
+describe('reply size cap', () => {
+  const longCompletion = (bytes: number) => {
+    const shell = JSON.stringify(completion('')).length;
+    return JSON.stringify(completion('x'.repeat(bytes - shell)));
+  };
+
+  it('reads a reply of exactly maxReplyBytes', async () => {
+    const body = longCompletion(4096);
+    expect(Buffer.byteLength(body)).toBe(4096);
+    const baseUrl = await rawServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+    const client = createChatClient({ baseUrl, model: 'm', maxReplyBytes: 4096 });
+    expect((await client.chat({ messages })).text).toHaveLength(4096 - JSON.stringify(completion('')).length);
+  });
+
+  it('fails a 2xx reply over maxReplyBytes at once, whether its length is declared or streamed', async () => {
+    for (const declared of [true, false]) {
+      let calls = 0;
+      const baseUrl = await rawServer((_request, response) => {
+        calls += 1;
+        const body = longCompletion(64 * 1024);
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          ...(declared ? { 'content-length': String(body.length) } : {}),
+        });
+        // Without a declared length the reply streams in chunks of 1 KiB.
+        for (let at = 0; at < body.length; at += 1024) response.write(body.slice(at, at + 1024));
+        response.end();
+      });
+      const events: LlmEvent[] = [];
+      const client = createChatClient(
+        { baseUrl, model: 'm', maxReplyBytes: 4096, retry: { maxRetries: 3 } },
+        { sleep: async () => undefined, onEvent: (event) => events.push(event) },
+      );
+      const error = (await client.chat({ messages }).catch((caught: unknown) => caught)) as LlmRequestError;
+      expect(LlmRequestError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ reason: 'too_large', status: 200, attempts: 1 });
+      expect(error.message).toBe(
+        `POST ${baseUrl}/chat/completions failed after 1 attempt: the reply is longer than maxReplyBytes=4096. Lower maxTokens, or raise maxReplyBytes if replies this long are expected.`,
+      );
+      expect(calls).toBe(1);
+      expect(events.map((event) => event.type)).toEqual(['failure']);
+    }
+  });
+
+  it('keeps retrying an error status whose body is over maxReplyBytes', async () => {
+    const baseUrl = await rawServer((_request, response, count) => {
+      if (count === 0) answer(response, 503, { error: { message: 'e'.repeat(10_000) } });
+      else answer(response, 200, completion('recovered'));
+    });
+    const events: LlmEvent[] = [];
+    const client = createChatClient(
+      { baseUrl, model: 'm', maxReplyBytes: 4096 },
+      { sleep: async () => undefined, onEvent: (event) => events.push(event) },
+    );
+    expect((await client.chat({ messages })).text).toBe('recovered');
+    expect(events).toMatchObject([{ type: 'retry', reason: 'http', status: 503 }]);
+  });
+
+  it('says what was cut when an error status stays over maxReplyBytes', async () => {
+    const baseUrl = await rawServer((_request, response) =>
+      answer(response, 400, { error: { message: 'e'.repeat(10_000) } }),
+    );
+    const client = createChatClient({ baseUrl, model: 'm', maxReplyBytes: 4096 });
+    await expect(client.chat({ messages })).rejects.toThrow(
+      /failed after 1 attempt: HTTP 400 Bad Request: \(a body over maxReplyBytes=4096\)\. The server rejected/,
+    );
   });
 });
 

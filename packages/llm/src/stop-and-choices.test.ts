@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { restoreStop } from './chat-client';
 import { matchChoice, withChoicePrompt } from './choices';
 import { backoffDelayMs, parseRetryAfter, retryOptionsSchema } from './retry';
+import { restoreStop } from './wire-mapping';
 
 describe('restoreStop', () => {
   it('puts back the stop string the server names, and nothing after an end-of-sequence token', () => {

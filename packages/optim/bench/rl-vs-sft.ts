@@ -30,8 +30,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { wilsonInterval } from '@pilotrl/agent';
-import { createRng, type Datum } from '@pilotrl/core';
+import { createRng, type Datum, formatPercent, mean, wilsonInterval } from '@pilotrl/core';
 import { linearAnneal, sftStep, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { createExpertIteration } from '../src/index';
 import { play, selfImprovementExamples, taskSource } from './rl-vs-sft/alfworld';
@@ -46,7 +45,6 @@ import {
   exampleDatums,
   loadData,
   log,
-  pct,
   randomBatchSftStep,
   warmedUpRate,
   winRate,
@@ -160,7 +158,7 @@ async function trainExpertIteration(policy: TfjsPolicy, seed: number, data: Benc
     });
     rolloutSuccess.push(winRate(episodes));
     log(
-      `seed ${seed} expert iteration ${i}: rollout success ${pct(winRate(episodes))}; groups won ${kept.report.wonGroups}, relabelled ${kept.report.hindsightGroups}, no goal ${kept.report.unreachedGroups}, unreplayable ${kept.report.unreplayableGoals}; kept ${won.length} + ${hindsight.length} steps (${metrics['expert_iteration/kept_total']} in all), ${metrics['expert_iteration/kept_batches']}/${settings.sftSteps} batches from them, sft loss ${metrics['losses/sft_loss']!.toFixed(3)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
+      `seed ${seed} expert iteration ${i}: rollout success ${formatPercent(winRate(episodes))}; groups won ${kept.report.wonGroups}, relabelled ${kept.report.hindsightGroups}, no goal ${kept.report.unreachedGroups}, unreplayable ${kept.report.unreplayableGoals}; kept ${won.length} + ${hindsight.length} steps (${metrics['expert_iteration/kept_total']} in all), ${metrics['expert_iteration/kept_batches']}/${settings.sftSteps} batches from them, sft loss ${metrics['losses/sft_loss']!.toFixed(3)} (${(cpuSeconds() - start).toFixed(0)} CPU s)`,
     );
   }
   const cpu = cpuSeconds() - start;
@@ -309,7 +307,6 @@ async function main() {
       ),
     );
     const arm = (name: Arm) => results.filter((r) => r.arm === name && seeds.includes(r.seed));
-    const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
     const gain = (name: Arm) => mean(arm(name).map((r) => r.rate - start.rate));
     const sampledGain = (name: Arm) => mean(arm(name).map((r) => r.sampled.rate - startSampled.rate));
     const pooled = (name: Arm) => {
@@ -318,15 +315,15 @@ async function main() {
         1,
         arm(name).reduce((n, r) => n + r.episodes, 0),
       );
-      const ci = wilsonInterval(successes, episodes);
-      return `${pct(successes / episodes)} [${pct(ci.low)}, ${pct(ci.high)}] (${successes}/${episodes})`;
+      const { rate, low, high } = wilsonInterval(successes, episodes);
+      return `${formatPercent(rate)} [${formatPercent(low)}, ${formatPercent(high)}] (${successes}/${episodes})`;
     };
     const eiGain = gain('expert-iteration');
     const sftGain = gain('sft');
     const goalMet = seeds.length === config.seeds.length && eiGain >= 0.08 && sftGain < eiGain;
     const label = (name: Arm) => (name === 'sft' ? 'more SFT' : 'expert iteration');
     const row = (r: ArmResult) =>
-      `| ${label(r.arm)} | ${r.seed} | ${pct(r.rate)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${pct(r.sampled.rate)} | ${(100 * (r.sampled.rate - startSampled.rate)).toFixed(1)} | ${r.cpu.toFixed(0)} / ${r.cpuWithAnneal.toFixed(0)} | ${r.work} ${r.arm === 'sft' ? 'steps' : `iterations, kept ${r.keptWon} + ${r.keptHindsight} steps`} |`;
+      `| ${label(r.arm)} | ${r.seed} | ${formatPercent(r.rate)} [${formatPercent(r.ci95.low)}, ${formatPercent(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${formatPercent(r.sampled.rate)} | ${(100 * (r.sampled.rate - startSampled.rate)).toFixed(1)} | ${r.cpu.toFixed(0)} / ${r.cpuWithAnneal.toFixed(0)} | ${r.work} ${r.arm === 'sft' ? 'steps' : `iterations, kept ${r.keptWon} + ${r.keptHindsight} steps`} |`;
     const command = ['pnpm --filter @pilotrl/optim bench:rl-vs-sft', ...process.argv.slice(2)].join(' ');
     const ei = config.expertIteration;
     const lines = [
@@ -338,11 +335,11 @@ async function main() {
       '',
       `Start: ${startArg !== undefined ? `loaded from ${startArg}` : `SFT from scratch on ${data.datums.length} oracle steps of ${data.trainTasks.length} train tasks, ${config.start.steps} steps (batch ${benchSft.batchSize}, lr ${benchSft.learningRate} after ${benchSft.warmupSteps} warm-up steps) and ${config.start.anneal} steps annealed to 0`}.`,
       '',
-      `Expert iteration: ${ei.iterations} iterations of ${ei.tasksPerIteration} fresh train tasks × ${ei.groupSize} rollout at temperature ${ei.temperature}; won groups kept as shortcuts, lost groups as hindsight goals (relabelEpisodes + alfworldHindsight); ${ei.sftSteps} SFT steps per iteration (batch ${ei.batchSize}, lr ${ei.learningRate}), ${pct(ei.mix)} of the batches from the kept steps, the rest from the demonstrations. Continued SFT: the demonstrations at lr ${config.sft.learningRate} until it has used at least expert iteration's CPU seconds. Both then anneal for ${config.anneal} steps (lr 1e-3 → 0). Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen) per arm and seed, greedy and sampled at T=1.`,
+      `Expert iteration: ${ei.iterations} iterations of ${ei.tasksPerIteration} fresh train tasks × ${ei.groupSize} rollout at temperature ${ei.temperature}; won groups kept as shortcuts, lost groups as hindsight goals (relabelEpisodes + alfworldHindsight); ${ei.sftSteps} SFT steps per iteration (batch ${ei.batchSize}, lr ${ei.learningRate}), ${formatPercent(ei.mix)} of the batches from the kept steps, the rest from the demonstrations. Continued SFT: the demonstrations at lr ${config.sft.learningRate} until it has used at least expert iteration's CPU seconds. Both then anneal for ${config.anneal} steps (lr 1e-3 → 0). Evaluation: ${data.evalTasks.length} held-out episodes (${config.evalPerSplit} valid_seen + ${config.evalPerSplit} valid_unseen) per arm and seed, greedy and sampled at T=1.`,
       '',
       '| arm | seed | held-out greedy [95% CI] | gain (points) | sampled (T=1) | gain (points) | CPU s (before / with anneal) | work |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      `| start (SFT) | — | ${pct(start.rate)} [${pct(start.ci95.low)}, ${pct(start.ci95.high)}] | — | ${pct(startSampled.rate)} | — | — | — |`,
+      `| start (SFT) | — | ${formatPercent(start.rate)} [${formatPercent(start.ci95.low)}, ${formatPercent(start.ci95.high)}] | — | ${formatPercent(startSampled.rate)} | — | — | — |`,
       ...seeds.flatMap((seed) =>
         (['expert-iteration', 'sft'] as const)
           .flatMap((name) => arm(name).filter((r) => r.seed === seed))
@@ -375,7 +372,7 @@ async function main() {
   });
   const summary = summarize();
   log(
-    `expert iteration ${pct(summary.eiGain)} vs more SFT ${pct(summary.sftGain)} mean greedy gain; goal ${summary.goalMet ? 'met' : 'not met'}; written to ${summary.out}`,
+    `expert iteration ${formatPercent(summary.eiGain)} vs more SFT ${formatPercent(summary.sftGain)} mean greedy gain; goal ${summary.goalMet ? 'met' : 'not met'}; written to ${summary.out}`,
   );
   if (startArg === undefined && resultsArg === undefined) rmSync(startDir, { recursive: true, force: true });
 }

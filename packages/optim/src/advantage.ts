@@ -1,6 +1,6 @@
 // The advantage-estimator contract and the helpers estimators share: episodes in, one advantage
 // per generated token out.
-import { type Episode, type Generation, InvalidArgumentError } from '@pilotrl/core';
+import { type Episode, type Generation, InvalidArgumentError, mean } from '@pilotrl/core';
 
 /** Per-token numbers laid out like the episodes: `[episode][generation][token]`. */
 export type TokenTable = number[][][];
@@ -55,17 +55,6 @@ export function groupIndices(episodes: readonly Episode[]): number[][] {
     else members.push(index);
   });
   return [...groups.values()];
-}
-
-export function mean(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) / values.length;
-}
-
-/** Sample (n - 1) standard deviation; 0 for fewer than two values. */
-export function sampleStd(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  const center = mean(values);
-  return Math.sqrt(values.reduce((sum, value) => sum + (value - center) ** 2, 0) / (values.length - 1));
 }
 
 /** Puts one advantage on every model token of the given generations, 0 on the rest. */

@@ -1,14 +1,12 @@
 // GRPO advantages (Shao et al., 2024): each episode's reward relative to its group's mean,
 // optionally divided by the group's standard deviation. Every model token of the episode gets it.
-import { parseOrThrow } from '@pilotrl/core';
+import { mean, parseOrThrow, sampleStd } from '@pilotrl/core';
 import { z } from 'zod';
 import {
   type AdvantageEstimator,
   episodeAdvantagesToTokens,
   episodeRewards,
   groupIndices,
-  mean,
-  sampleStd,
 } from './advantage';
 
 export const grpoArgsSchema = z.strictObject({

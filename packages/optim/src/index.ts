@@ -1,14 +1,27 @@
-export * from './advantage';
-export * from './aggregation';
-export * from './expert-iteration';
-export * from './gae';
-export * from './grpo';
-export * from './importance-sampling-loss';
-export * from './policy-loss';
-export * from './ppo-loss';
-export * from './presets';
-export * from './registries';
-export * from './reinforce-plus-plus';
-export * from './rloo';
-export * from './turn-level';
-export * from './update-step';
+// @pilotrl/optim: the policy-gradient update step with its advantage estimators and losses (by
+// name, from the registries), and expert iteration.
+export type {
+  AdvantageEstimator,
+  AdvantageEstimatorFactory,
+  AdvantageInput,
+  AdvantageResult,
+  TokenTable,
+} from './advantage';
+export type { Aggregation } from './aggregation';
+export {
+  createExpertIteration,
+  type ExpertIteration,
+  type ExpertIterationConfig,
+  type ExpertIterationInput,
+  type ExpertIterationState,
+  type SftStepFn,
+} from './expert-iteration';
+export type { PolicyLossFactory } from './policy-loss';
+export { advantageEstimators, policyLosses } from './registries';
+export {
+  createUpdateStep,
+  type UpdateConfig,
+  type UpdateOptions,
+  type UpdateResult,
+  type UpdateStep,
+} from './update-step';

@@ -1,14 +1,13 @@
 // REINFORCE++ advantages (Hu, 2025): the episode reward, optionally minus its group mean
 // ("REINFORCE++-baseline"), then whitened over every model token of the whole batch, so the
 // normalisation does not depend on how episodes were grouped.
-import { parseOrThrow } from '@pilotrl/core';
+import { mean, parseOrThrow } from '@pilotrl/core';
 import { z } from 'zod';
 import {
   type AdvantageEstimator,
   episodeAdvantagesToTokens,
   episodeRewards,
   groupIndices,
-  mean,
   whitenModelTokens,
 } from './advantage';
 

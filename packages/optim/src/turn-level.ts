@@ -4,15 +4,13 @@
 // admissible actions, normalised) form a step group; each turn's discounted return is compared
 // with the others of its step group. A turn's tokens get episode + stepWeight × step advantage,
 // so a decisive action is credited apart from the many routine turns around it.
-import { parseOrThrow, type Turn } from '@pilotrl/core';
+import { mean, parseOrThrow, sampleStd, type Turn } from '@pilotrl/core';
 import { z } from 'zod';
 import {
   type AdvantageEstimator,
   broadcastToTokens,
   episodeRewards,
   groupIndices,
-  mean,
-  sampleStd,
   type TokenTable,
 } from './advantage';
 

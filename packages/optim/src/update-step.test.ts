@@ -6,11 +6,19 @@ import { BANDIT_VOCABULARY, playBandit } from '../test/bandit';
 import { episode } from '../test/episodes';
 import { playChoices } from '../test/play-choices';
 import { createTabularPolicy } from '../test/tabular-policy';
-import { pilotrlReference } from './presets';
 import { policyLosses } from './registries';
 import { createUpdateStep } from './update-step';
 
 const adam = { learningRate: 0.1, gradClipNorm: 1 };
+/** GRPO with std normalisation, PPO clip 0.2 with dual-clip 3, no KL, token-mean. */
+const grpoDualClip = {
+  estimator: 'grpo',
+  estimatorArgs: { normalizeStd: true },
+  loss: 'ppo',
+  lossArgs: { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0 },
+  aggregation: 'token-mean',
+  filterZeroVarianceGroups: true,
+} as const;
 const id = (word: string) => BANDIT_VOCABULARY.indexOf(word);
 const probability = (logits: number[][], previous: string, next: string) => {
   const row = logits[id(previous)]!;
@@ -22,7 +30,7 @@ describe('the update step', () => {
   it('moves probability towards rewarded tokens and leaves env-token predictions untouched', async () => {
     const policy = createTabularPolicy(BANDIT_VOCABULARY);
     const episodes = await playBandit(policy, { groups: 4, groupSize: 8, seed: 1 });
-    const update = createUpdateStep({ ...pilotrlReference.update, adam });
+    const update = createUpdateStep({ ...grpoDualClip, adam });
     const before = probability(policy.logits, 'start', 'right');
     const { updated, metrics } = await update(policy, episodes);
     expect(updated).toBe(true);

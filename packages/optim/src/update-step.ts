@@ -11,6 +11,7 @@ import {
   episodeSchema,
   InvalidArgumentError,
   type LossFn,
+  mean,
   parseOrThrow,
   type TrainablePolicy,
 } from '@pilotrl/core';
@@ -97,7 +98,7 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
     const dropped = new Set(cfg.filterZeroVarianceGroups ? zeroVariance.flat() : []);
     const kept = episodes.filter((_, index) => !dropped.has(index));
     const metrics: Record<string, number> = {
-      'charts/reward_mean': rewards.reduce((sum, r) => sum + r, 0) / Math.max(1, rewards.length),
+      'charts/reward_mean': mean(rewards),
       'charts/groups': groups.length,
       'charts/zero_variance_groups': zeroVariance.length,
       'charts/filtered_episodes': dropped.size,
@@ -188,10 +189,10 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
       }
     }
     Object.assign(metrics, averageMetrics(policyMetrics), averageMetrics(lossMetrics), {
-      'losses/loss': average(losses),
-      'losses/grad_norm': average(gradNorms),
+      'losses/loss': mean(losses),
+      'losses/grad_norm': mean(gradNorms),
       'charts/optimizer_steps': gradNorms.length,
-      ...(anchor.length > 0 ? { 'losses/anchor_loss': average(anchorLosses) } : {}),
+      ...(anchor.length > 0 ? { 'losses/anchor_loss': mean(anchorLosses) } : {}),
       'charts/policy_version': policy.version,
     });
     return { updated: true, metrics };
@@ -263,18 +264,14 @@ function tokenStatistics(
       if (entropies) tokenEntropies.push(entropies[d]![t]!);
     });
   });
-  const center = average(advantages);
+  const center = mean(advantages);
   const statistics: Record<string, number> = {
     'charts/advantage_mean': center,
-    'charts/advantage_std': Math.sqrt(average(advantages.map((a) => (a - center) ** 2))),
+    'charts/advantage_std': Math.sqrt(mean(advantages.map((a) => (a - center) ** 2))),
     'charts/model_tokens': advantages.length,
   };
-  if (entropies) statistics['losses/entropy'] = average(tokenEntropies);
+  if (entropies) statistics['losses/entropy'] = mean(tokenEntropies);
   return statistics;
-}
-
-function average(values: readonly number[]): number {
-  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 /**
@@ -299,5 +296,5 @@ function averageMetrics(records: readonly Record<string, number>[]): Record<stri
       else list.push(value);
     }
   }
-  return Object.fromEntries([...sums].map(([key, list]) => [key, average(list)]));
+  return Object.fromEntries([...sums].map(([key, list]) => [key, mean(list)]));
 }

@@ -1,7 +1,7 @@
 // The optimizer's tests and benchmarks play through the library's rollout engine: a ReAct agent in
 // the `choice` action space (every action one of the env's admissible commands, its logprob exact)
 // that sees a state view instead of a conversation, and a win is reward 1.
-import { type Agent, createReActAgent, rollout } from '@pilotrl/agent';
+import { type Agent, createReActAgent, createVectorEnv, rollout } from '@pilotrl/agent';
 import {
   type Episode,
   type EpisodeViewFactory,
@@ -10,7 +10,6 @@ import {
   type TaskRef,
   type TextEnv,
 } from '@pilotrl/core';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import { composeRewards, createOutcomeReward } from '@pilotrl/rewards';
 
 export interface PlayChoicesOptions {

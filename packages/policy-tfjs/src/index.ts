@@ -44,7 +44,7 @@ export {
   setupNativeBackend,
 } from './native/native-setup';
 export { type CandidateScores, type ScoreRequest, scoreCandidates } from './packed-scoring';
-export { TfjsPolicy, type TfjsPolicyOptions, type WeightSnapshot } from './policy';
+export { TfjsPolicy, type TfjsPolicyOptions } from './policy';
 export { linearAnneal, linearWarmup, type WarmupCosineOptions, warmupCosine } from './schedules';
 export {
   SFT_ADAM,

@@ -1,7 +1,7 @@
 // The decoder-only transformer: pre-LayerNorm GPT blocks with fused QKV, learned positions, tied
 // input/output embedding and an optional linear value head, written with raw tfjs ops in the
 // forms that are fast on wasm (2-D fused matmuls, sigmoid-form GELU, gather embeddings).
-import { createRng, parseOrThrow } from '@pilotrl/core';
+import { createRng, InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 
@@ -57,26 +57,34 @@ export class TransformerModel {
   /** Trainable weights by stable name, in a fixed order (the checkpoint order). */
   readonly weights: ReadonlyMap<string, tf.Variable>;
 
-  constructor(input: ModelConfigInput) {
+  /**
+   * Builds the model of `input` with weights drawn from its seed, or with `initial` (weights by
+   * name and of the same shapes, such as another model's `weights`) without drawing any. A copied
+   * weight shares its source's memory until either of them is assigned new values.
+   */
+  constructor(input: ModelConfigInput, initial?: ReadonlyMap<string, tf.Tensor>) {
     this.config = parseOrThrow(modelConfigSchema, input, 'model config');
     const { vocabSize, dModel: d, nLayers, contextLength, mlpRatio, valueHead, seed } = this.config;
     const f = d * mlpRatio;
     const rng = createRng(seed);
     const weights = new Map<string, tf.Variable>();
-    const normal = (name: string, shape: number[], std: number) => {
-      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-      const draw = rng.fork(name);
-      for (let i = 0; i < values.length; i++) values[i] = draw.normal() * std;
+    const add = (name: string, shape: number[], draw: () => tf.Tensor) => {
+      const source =
+        initial === undefined ? undefined : weightOfShape(initial, name, shape, 'the initial weight map');
       weights.set(
         name,
-        tf.tidy(() => tf.variable(tf.tensor(values, shape), true)),
+        tf.tidy(() => tf.variable(source === undefined ? draw() : source.clone(), true)),
       );
     };
+    const normal = (name: string, shape: number[], std: number) =>
+      add(name, shape, () => {
+        const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+        const noise = rng.fork(name);
+        for (let i = 0; i < values.length; i++) values[i] = noise.normal() * std;
+        return tf.tensor(values, shape);
+      });
     const constant = (name: string, shape: number[], value: number) =>
-      weights.set(
-        name,
-        tf.tidy(() => tf.variable(tf.fill(shape, value), true)),
-      );
+      add(name, shape, () => tf.fill(shape, value));
     // GPT-2 initialisation: residual output projections scaled by 1/sqrt(2·layers).
     const residualStd = 0.02 / Math.sqrt(2 * nLayers);
     normal('wte', [vocabSize, d], 0.02);
@@ -180,9 +188,36 @@ export class TransformerModel {
     return tf.reshape(tf.fused.matMul({ a: hidden, b: this.w('value.w'), bias: this.w('value.b') }), [-1]);
   }
 
+  /**
+   * Assigns `source`'s weights (by name, of the same shapes; extra names are ignored) to this
+   * model's. `what` names the source in the error when one is missing or differs in shape.
+   */
+  assignWeights(source: ReadonlyMap<string, tf.Tensor>, what: string): void {
+    const values = [...this.weights].map(
+      ([name, variable]) => [variable, weightOfShape(source, name, variable.shape, what)] as const,
+    );
+    for (const [variable, value] of values) variable.assign(value);
+  }
+
   dispose(): void {
     for (const variable of this.weights.values()) variable.dispose();
   }
+}
+
+/** `weights`' tensor called `name`, which must have `shape`. */
+function weightOfShape(
+  weights: ReadonlyMap<string, tf.Tensor>,
+  name: string,
+  shape: readonly number[],
+  what: string,
+): tf.Tensor {
+  const tensor = weights.get(name);
+  if (tensor === undefined || !tf.util.arraysEqual(tensor.shape, [...shape])) {
+    throw new InvalidArgumentError(
+      `${what} does not fit this model: its weight ${name} is ${tensor === undefined ? 'missing' : `of shape [${tensor.shape}], not [${shape}]`}; copy weights only between models of one config`,
+    );
+  }
+  return tensor;
 }
 
 /** [1, 1, time, time] causal bias. */

@@ -6,6 +6,7 @@ import {
   type Judge,
   type JudgeInput,
   type JudgeResult,
+  mean,
   parseOrThrow,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -84,14 +85,14 @@ export function createJudgeReward(
           return at < 0 ? [] : [rubric(results[at]!)];
         });
         if (perStep.length > 0) {
-          scores = [0, 1, 2].map((k) => perStep.reduce((sum, step) => sum + step[k]!, 0) / perStep.length);
+          scores = [0, 1, 2].map((k) => mean(perStep.map((step) => step[k]!)));
         }
       }
       return {
         judge_correctness: scores[0]!,
         judge_followability: scores[1]!,
         judge_standardization: scores[2]!,
-        plan_quality: (scores.reduce((sum, score) => sum + score, 0) / 3 - 1) / 4,
+        plan_quality: (mean(scores) - 1) / 4,
       };
     },
     judgeResult: (episode) => verdicts.get(episode),

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JudgeInput, ResolvedGenerateRequest } from '@pilotrl/core';
+import type { ChatModel, JudgeInput, ResolvedGenerateRequest } from '@pilotrl/core';
 import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
-import { type ChatClient, createChatClient, createChatCompletionsServer } from '@pilotrl/llm';
+import { createChatClient, createChatCompletionsServer } from '@pilotrl/llm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INJECTION_FLAG } from './injection';
 import { createLlmJudge, INVALID_OUTPUT_FLAG } from './llm-judge';
@@ -122,7 +122,7 @@ describe('LLM judge over a local chat-completions server', () => {
     const { client } = await judgeServer(() => rubric(4, 4, 4));
     let inFlight = 0;
     let maxInFlight = 0;
-    const counting: Pick<ChatClient, 'chat' | 'model'> = {
+    const counting: ChatModel = {
       model: client.model,
       async chat(request) {
         inFlight += 1;

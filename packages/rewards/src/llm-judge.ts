@@ -1,11 +1,14 @@
-// The LLM judge: PilotRL's rubric asked of a chat model through @pilotrl/llm. Its answer must be a
-// JSON object that zod accepts; an invalid answer is asked for again (showing the model what was
-// wrong) up to `maxInvalidRetries` times, then it is an error or an explicitly flagged result.
+// The LLM judge: PilotRL's rubric asked of a core `ChatModel` (such as @pilotrl/llm's client). Its
+// answer must be a JSON object that zod accepts; an invalid answer is asked for again (showing the
+// model what was wrong) up to `maxInvalidRetries` times, then it is an error or an explicitly
+// flagged result.
 // Verdicts are cached by a hash of the input and the judge's settings, and at most
 // `maxConcurrency` plans are judged at once. Injection is flagged and capped whatever the model says.
 import { createHash } from 'node:crypto';
 import {
   type ChatMessage,
+  type ChatModel,
+  createLimiter,
   type Judge,
   type JudgeInput,
   type JudgeResult,
@@ -14,7 +17,6 @@ import {
   parseOrThrow,
   rubricScoreSchema,
 } from '@pilotrl/core';
-import { type ChatClient, createLimiter } from '@pilotrl/llm';
 import { z } from 'zod';
 import { detectInstructionInjection, INJECTION_FLAG } from './injection';
 import { RUBRIC_PROMPT_VERSION, RUBRIC_SYSTEM_PROMPT, rubricUserPrompt } from './rubric-prompt';
@@ -45,8 +47,8 @@ export const llmJudgeOptionsSchema = z.object({
   name: z.string().min(1).default('llm'),
 });
 export type LlmJudgeOptions = z.input<typeof llmJudgeOptionsSchema> & {
-  /** Any chat client; `createChatClient` from @pilotrl/llm, which retries HTTP failures itself. */
-  client: Pick<ChatClient, 'chat' | 'model'>;
+  /** Any chat model; `createChatClient` from @pilotrl/llm is one, and retries HTTP failures itself. */
+  client: ChatModel;
 };
 
 export const rubricAnswerSchema = z.object({

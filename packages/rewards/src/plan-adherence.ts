@@ -1,6 +1,6 @@
 // Plan adherence (PilotRL stage 1): did the executed actions carry out the steps of the plan the
 // agent was given? The matching of actions to steps is documented in plan-matching.ts.
-import { type Episode, InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
+import { type Episode, InvalidArgumentError, mean, parseOrThrow } from '@pilotrl/core';
 import { z } from 'zod';
 import { alignActionsToPlan } from './plan-matching';
 import { type EpisodeRewardFn, executedActions } from './reward-fn';
@@ -32,7 +32,7 @@ export function createPlanAdherenceReward(
         );
       }
       const { stepCoverage } = alignActionsToPlan(revision.steps, executedActions(episode));
-      return { plan_adherence: stepCoverage.reduce((sum, value) => sum + value, 0) / stepCoverage.length };
+      return { plan_adherence: mean(stepCoverage) };
     },
   };
 }

@@ -12,6 +12,7 @@
 //   standardization = 5 minus one per kind of format problem (see `formatProblems`).
 // A score in 1-5 is 1 + round(4 f). A plan that addresses the judge is flagged and capped.
 import {
+  formatPercent,
   InvalidArgumentError,
   type Judge,
   type JudgeInput,
@@ -34,7 +35,6 @@ export const referenceJudgeOptionsSchema = z.object({
 
 const toScore = (fraction: number) =>
   Math.min(5, Math.max(1, 1 + Math.round(4 * Math.min(1, Math.max(0, fraction)))));
-const percent = (fraction: number) => `${Math.round(fraction * 100)}%`;
 /** Words that may open an imperative step before its verb ("First, find a pen"). */
 const SEQUENCE_WORDS = new Set([
   'first',
@@ -161,7 +161,7 @@ export function createReferenceJudge(options: z.input<typeof referenceJudgeOptio
     return {
       correctness: {
         score: cap(correctness),
-        reason: `Covers ${percent(actionRecall)} of the reference's key actions and ${percent(planRecall)} of the reference plan in order; ${percent(precision)} of the plan belongs to the solution.${capNote}`,
+        reason: `Covers ${formatPercent(actionRecall, 0)} of the reference's key actions and ${formatPercent(planRecall, 0)} of the reference plan in order; ${formatPercent(precision, 0)} of the plan belongs to the solution.${capNote}`,
       },
       followability: {
         score: cap(followability),

@@ -2,7 +2,7 @@
 // ReAct; success with a 95% interval overall and per task type.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Episode, InvalidArgumentError, PilotRLError, type Policy } from '@pilotrl/core';
+import { type Episode, formatPercent, InvalidArgumentError, PilotRLError, type Policy } from '@pilotrl/core';
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from '../config';
@@ -12,7 +12,6 @@ import { readRunConfig } from '../run-dir';
 import { type EvalRecord, evalRecordOf } from '../run-records';
 import { backendOption, envProviderFor } from '../runtime';
 import { createPlanJudging } from '../stage-rewards';
-import { formatPercent } from '../stats';
 import type { CliIo } from './io';
 import { resolveConfig } from './train';
 

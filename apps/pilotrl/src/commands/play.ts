@@ -26,7 +26,7 @@ export async function play(options: PlayOptions, io: CliIo): Promise<number> {
   const provider = envProviders.get(options.env)({});
   const [task] = await provider.tasks.tasks(options.split, { offset: options.task, limit: 1 });
   if (task === undefined) {
-    io.stderr.write(`split "${options.split}" of ${options.env} has no task ${options.task}\n`);
+    io.stderr.write(`pilotrl play: split "${options.split}" of ${options.env} has no task ${options.task}\n`);
     return 1;
   }
   const env = provider.createEnv({ maxSteps: options.maxSteps });

@@ -1,5 +1,7 @@
-// Line and bar charts drawn onto any Surface: learning curves, success by split and task type.
-import { RasterSurface, type Surface, SvgSurface } from './surface';
+// Line and bar charts as SVG: learning curves, success by split and task type. Labels are laid out
+// with the chart font's widths, so that none overlaps another (PNG files: chart-png.ts).
+import { textWidth } from './chart-font';
+import { fitText, SvgCanvas, textBox } from './svg-canvas';
 
 export interface LineSeries {
   name: string;
@@ -79,15 +81,28 @@ function extent(values: readonly number[], fixed?: readonly [number, number]): [
   return [low - pad, high + pad];
 }
 
-/** Draws `chart` onto `surface`. */
-export function drawChart(surface: Surface, chart: Chart): void {
-  const left = 56;
-  const right = chart.kind === 'line' ? 150 : 20;
-  const top = 30;
-  const bottom = 40;
-  const plotW = surface.width - left - right;
-  const plotH = surface.height - top - bottom;
-  surface.text(surface.width / 2, 18, chart.title, axisColor, 'middle', 1.4);
+/** Font sizes in pixels. */
+const SIZE = { title: 14, label: 11, tick: 10, legend: 11, marker: 10 } as const;
+const SWATCH = 10;
+const LEGEND_ROW = 16;
+const MARKER_ROW = 13;
+
+/** A legend entry: a colour swatch and the name beside it, its baseline at `y`. */
+function legendEntry(canvas: SvgCanvas, x: number, y: number, name: string, color: string): void {
+  canvas.rect(x, y - SWATCH + 1, SWATCH, SWATCH, color);
+  canvas.text(x + SWATCH + 5, y, name, axisColor, SIZE.legend);
+}
+
+/**
+ * Draws `chart` on an SVG canvas of `width` × `height` pixels. Margins follow from the labels:
+ * the left one from the widest y tick, a line chart's right one from its longest legend name (cut
+ * short beyond a quarter of the width), a bar chart's bottom one from its legend's rows. Stage
+ * markers label the top of the plot, on the left of their line near the right edge and a row
+ * lower where they would touch a neighbour.
+ */
+export function drawChart(chart: Chart, width = 720, height = 360): SvgCanvas {
+  const canvas = new SvgCanvas(width, height);
+  canvas.text(width / 2, 20, fitText(chart.title, SIZE.title, width - 16), axisColor, SIZE.title, 'middle');
 
   const yValues =
     chart.kind === 'line'
@@ -96,85 +111,135 @@ export function drawChart(surface: Surface, chart: Chart): void {
           .flatMap((g) => g.bars.flatMap((b) => [b.value, b.low ?? b.value, b.high ?? b.value]))
           .concat([0]);
   const [yLow, yHigh] = extent(yValues, chart.yRange);
-  const yScale = (v: number) => top + plotH - ((v - yLow) / (yHigh - yLow)) * plotH;
-  for (const tick of niceTicks(yLow, yHigh)) {
-    const y = yScale(tick);
-    surface.line(left, y, left + plotW, y, gridColor);
-    surface.text(left - 6, y + 3.5, formatTick(tick), axisColor, 'end');
+  const yTicks = niceTicks(yLow, yHigh).map((tick) => ({ tick, label: formatTick(tick) }));
+  const left = Math.max(40, 14 + Math.max(0, ...yTicks.map((t) => textWidth(t.label, SIZE.tick))));
+  const top = 48;
+
+  const legendNames =
+    chart.kind === 'line' ? chart.series.map((s) => fitText(s.name, SIZE.legend, width / 4)) : [];
+  const right =
+    legendNames.length > 0
+      ? 12 + SWATCH + 5 + Math.max(...legendNames.map((name) => textWidth(name, SIZE.legend))) + 8
+      : 16;
+  const barNames =
+    chart.kind === 'bar' ? [...new Set(chart.groups.flatMap((g) => g.bars.map((b) => b.name)))] : [];
+  // A bar chart's legend: entries left to right, wrapping into rows below the group labels.
+  const barLegend: { name: string; color: string; x: number; row: number }[] = [];
+  if (barNames.length > 1) {
+    let x = left;
+    let row = 0;
+    barNames.forEach((barName, index) => {
+      const name = fitText(barName, SIZE.legend, width / 3);
+      const entryWidth = SWATCH + 5 + textWidth(name, SIZE.legend);
+      if (x > left && x + entryWidth > width - 8) {
+        x = left;
+        row++;
+      }
+      barLegend.push({ name, color: palette[index % palette.length]!, x, row });
+      x += entryWidth + 18;
+    });
   }
-  surface.text(8, top - 8, chart.yLabel, axisColor, 'start');
-  surface.line(left, top, left, top + plotH, axisColor);
-  surface.line(left, top + plotH, left + plotW, top + plotH, axisColor);
+  const legendRows = barLegend.length > 0 ? barLegend.at(-1)!.row + 1 : 0;
+  const bottom = chart.kind === 'line' ? 44 : legendRows > 0 ? 44 + (legendRows - 1) * LEGEND_ROW : 26;
+  const plotW = width - left - right;
+  const plotH = height - top - bottom;
+  const plotRight = left + plotW;
+  const plotBottom = top + plotH;
+
+  const yScale = (v: number) => top + plotH - ((v - yLow) / (yHigh - yLow)) * plotH;
+  for (const { tick, label } of yTicks) {
+    const y = yScale(tick);
+    canvas.line(left, y, plotRight, y, gridColor);
+    canvas.text(left - 6, y + 3.5, label, axisColor, SIZE.tick, 'end');
+  }
+  canvas.text(8, top - 12, fitText(chart.yLabel, SIZE.label, width / 2), axisColor, SIZE.label);
+  canvas.line(left, top, left, plotBottom, axisColor);
+  canvas.line(left, plotBottom, plotRight, plotBottom, axisColor);
 
   if (chart.kind === 'line') {
     const xs = chart.series.flatMap((s) => s.points.map((p) => p[0]));
     const [xLow, xHigh] = xs.length > 0 ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
     const xSpan = xHigh - xLow || 1;
     const xScale = (v: number) => left + ((v - xLow) / xSpan) * plotW;
+    let lastTickRight = Number.NEGATIVE_INFINITY;
     for (const tick of niceTicks(xLow, xHigh)) {
-      surface.line(xScale(tick), top + plotH, xScale(tick), top + plotH + 4, axisColor);
-      surface.text(xScale(tick), top + plotH + 14, formatTick(tick), axisColor, 'middle');
+      const x = xScale(tick);
+      canvas.line(x, plotBottom, x, plotBottom + 4, axisColor);
+      const box = textBox(formatTick(tick), x, plotBottom + 16, SIZE.tick, 'middle');
+      if (box.left < lastTickRight + 6) continue;
+      canvas.text(x, plotBottom + 16, box.text, axisColor, SIZE.tick, 'middle');
+      lastTickRight = box.right;
     }
-    surface.text(left + plotW / 2, surface.height - 8, chart.xLabel, axisColor, 'middle');
-    for (const marker of chart.markers ?? []) {
-      const x = xScale(marker.x);
-      surface.line(x, top, x, top + plotH, '#999999');
-      surface.text(x + 3, top + 9, marker.label, '#777777');
-    }
+    canvas.text(
+      left + plotW / 2,
+      height - 8,
+      fitText(chart.xLabel, SIZE.label, plotW),
+      axisColor,
+      SIZE.label,
+      'middle',
+    );
+
+    const markers = [...(chart.markers ?? [])].sort((a, b) => a.x - b.x);
+    for (const marker of markers) canvas.line(xScale(marker.x), top, xScale(marker.x), plotBottom, '#999999');
     chart.series.forEach((series, index) => {
       const color = palette[index % palette.length]!;
-      const points = series.points.filter((p) => Number.isFinite(p[1]));
-      for (let i = 1; i < points.length; i++) {
-        const [a, b] = [points[i - 1]!, points[i]!];
-        surface.line(xScale(a[0]), yScale(a[1]), xScale(b[0]), yScale(b[1]), color, 2);
-      }
-      for (const p of points) surface.rect(xScale(p[0]) - 2, yScale(p[1]) - 2, 4, 4, color);
-      const legendY = top + 12 + index * 14;
-      surface.rect(left + plotW + 12, legendY - 7, 8, 8, color);
-      surface.text(left + plotW + 24, legendY, series.name, axisColor);
+      const points = series.points
+        .filter((p) => Number.isFinite(p[1]))
+        .map((p) => [xScale(p[0]), yScale(p[1])] as const);
+      if (points.length > 1) canvas.polyline(points, color, 2);
+      for (const [x, y] of points) canvas.rect(x - 2, y - 2, 4, 4, color);
+      legendEntry(canvas, plotRight + 12, top + 10 + index * LEGEND_ROW, legendNames[index]!, color);
     });
-    return;
+    // Marker labels go over the lines, in rows so that neighbours do not touch.
+    const markerRows: { left: number; right: number }[][] = [];
+    for (const marker of markers) {
+      const x = xScale(marker.x);
+      const label = fitText(marker.label, SIZE.marker, plotW - 6);
+      const labelWidth = textWidth(label, SIZE.marker);
+      const start = x + 3 + labelWidth <= plotRight - 2 ? x + 3 : Math.max(left + 3, x - 3 - labelWidth);
+      let row = markerRows.findIndex((placed) =>
+        placed.every((b) => b.right + 4 <= start || start + labelWidth + 4 <= b.left),
+      );
+      if (row === -1) row = markerRows.push([]) - 1;
+      const box = canvas.text(
+        start,
+        top + 12 + row * MARKER_ROW,
+        label,
+        '#666666',
+        SIZE.marker,
+        'start',
+        true,
+      );
+      markerRows[row]!.push(box);
+    }
+    return canvas;
   }
 
   const groupW = plotW / Math.max(1, chart.groups.length);
-  const names = [...new Set(chart.groups.flatMap((g) => g.bars.map((b) => b.name)))];
   chart.groups.forEach((group, g) => {
     const x0 = left + g * groupW;
     const barW = (groupW * 0.8) / Math.max(1, group.bars.length);
     group.bars.forEach((bar, b) => {
-      const color = palette[names.indexOf(bar.name) % palette.length]!;
+      const color = palette[barNames.indexOf(bar.name) % palette.length]!;
       const x = x0 + groupW * 0.1 + b * barW;
       const y = yScale(bar.value);
-      surface.rect(x + 1, Math.min(y, yScale(0)), barW - 2, Math.abs(yScale(0) - y), color);
+      canvas.rect(x + 1, Math.min(y, yScale(0)), barW - 2, Math.abs(yScale(0) - y), color);
       if (bar.low !== undefined && bar.high !== undefined) {
         const cx = x + barW / 2;
-        surface.line(cx, yScale(bar.low), cx, yScale(bar.high), axisColor);
-        surface.line(cx - 3, yScale(bar.low), cx + 3, yScale(bar.low), axisColor);
-        surface.line(cx - 3, yScale(bar.high), cx + 3, yScale(bar.high), axisColor);
+        canvas.line(cx, yScale(bar.low), cx, yScale(bar.high), axisColor);
+        canvas.line(cx - 3, yScale(bar.low), cx + 3, yScale(bar.low), axisColor);
+        canvas.line(cx - 3, yScale(bar.high), cx + 3, yScale(bar.high), axisColor);
       }
     });
-    // Labels longer than their slot are shortened, so that neighbours stay readable.
-    const fits = Math.max(3, Math.floor(groupW / 6) - 1);
-    const label = group.label.length > fits ? `${group.label.slice(0, fits - 2)}..` : group.label;
-    surface.text(x0 + groupW / 2, top + plotH + 14, label, axisColor, 'middle');
+    // Labels longer than their slot are cut short, so that neighbours stay readable.
+    const label = fitText(group.label, SIZE.tick, groupW - 6);
+    canvas.text(x0 + groupW / 2, plotBottom + 15, label, axisColor, SIZE.tick, 'middle');
   });
-  if (names.length > 1) {
-    names.forEach((name, index) => {
-      const x = left + 8 + index * 110;
-      surface.rect(x, surface.height - 15, 8, 8, palette[index % palette.length]!);
-      surface.text(x + 12, surface.height - 8, name, axisColor);
-    });
-  }
-}
-
-export function chartToPng(chart: Chart, width = 720, height = 360): Buffer {
-  const surface = new RasterSurface(width, height);
-  drawChart(surface, chart);
-  return surface.toPng();
+  for (const entry of barLegend)
+    legendEntry(canvas, entry.x, plotBottom + 36 + entry.row * LEGEND_ROW, entry.name, entry.color);
+  return canvas;
 }
 
 export function chartToSvg(chart: Chart, width = 720, height = 360): string {
-  const surface = new SvgSurface(width, height);
-  drawChart(surface, chart);
-  return surface.toSvg();
+  return drawChart(chart, width, height).toSvg();
 }

@@ -1,7 +1,7 @@
 // The benchmark's ALFWorld play, all of it through the library's agent loop: a ReAct agent in the
 // `choice` action space with ALFWorld's compact state view, the oracle's demonstrations and the
 // expert-iteration relabels rendered by replaying their commands through the same loop.
-import { relabelEpisodes, replayScripts, type Script } from '@pilotrl/agent';
+import { createVectorEnv, relabelEpisodes, replayScripts, type Script } from '@pilotrl/agent';
 import type { Episode, Policy, Rng, TaskRef } from '@pilotrl/core';
 import {
   ALFWORLD_ENV_ID,
@@ -10,7 +10,6 @@ import {
   alfworldStateView,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
-import { createVectorEnv } from '@pilotrl/env-testkit';
 import type { SftExample } from '@pilotrl/policy-tfjs';
 import { choiceAgent, playChoices } from '../../test/play-choices';
 

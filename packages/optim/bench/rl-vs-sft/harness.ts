@@ -1,7 +1,14 @@
 // Pieces of the rl-vs-sft benchmark: the data (oracle demonstrations, held-out evaluation tasks),
 // evaluation with Wilson intervals, one SFT step on a random batch, and CPU-time and log helpers.
-import { wilsonInterval } from '@pilotrl/agent';
-import type { ChatMessage, Datum, Episode, Rng, TaskRef } from '@pilotrl/core';
+import {
+  type ChatMessage,
+  type Datum,
+  type Episode,
+  formatPercent,
+  type Rng,
+  type TaskRef,
+  wilsonInterval,
+} from '@pilotrl/core';
 import {
   linearWarmup,
   type SftExample,
@@ -17,7 +24,6 @@ export const cpuSeconds = () => {
   return (user + system) / 1e6;
 };
 export const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
-export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 /** The fraction of `episodes` won. */
 export const winRate = (episodes: readonly Episode[]) =>
   episodes.filter((e) => e.won).length / episodes.length;
@@ -112,20 +118,15 @@ export async function evaluate(
     const own = episodes.filter((e) => e.split === split);
     perSplit[split] = winRate(own);
   }
-  return {
-    successes,
-    episodes: episodes.length,
-    rate: successes / episodes.length,
-    ci95: wilsonInterval(successes, episodes.length),
-    perSplit,
-  };
+  const { rate, low, high } = wilsonInterval(successes, episodes.length);
+  return { successes, episodes: episodes.length, rate, ci95: { low, high }, perSplit };
 }
 
 export const evalString = (e: Evaluation) =>
-  `${pct(e.rate)} [${pct(e.ci95.low)}, ${pct(e.ci95.high)}] (${e.successes}/${e.episodes}; ${Object.entries(
+  `${formatPercent(e.rate)} [${formatPercent(e.ci95.low)}, ${formatPercent(e.ci95.high)}] (${e.successes}/${e.episodes}; ${Object.entries(
     e.perSplit,
   )
-    .map(([split, rate]) => `${split} ${pct(rate)}`)
+    .map(([split, rate]) => `${split} ${formatPercent(rate)}`)
     .join(', ')})`;
 
 export interface SftSettings {

@@ -3,6 +3,7 @@
 // deactivated and reports `truncated: true` with `info.error`; the next `reset` replaces it with a
 // fresh env from its factory, since a timed-out env may still be busy.
 import {
+  createLimiter,
   InvalidArgumentError,
   parseOrThrow,
   type ResetOptions,
@@ -25,19 +26,6 @@ export const vectorEnvOptionsSchema = z.strictObject({
 export type VectorEnvOptions = z.input<typeof vectorEnvOptionsSchema>;
 
 type Factory = () => TextEnv;
-
-/** Runs `work(i)` for every index with at most `limit` running at once. */
-async function pool(
-  indices: readonly number[],
-  limit: number,
-  work: (i: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < indices.length) await work(indices[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, indices.length) }, worker));
-}
 
 function failed(observation: string, error: string): StepResult {
   return {
@@ -72,7 +60,10 @@ export function createVectorEnv(
   }
   const size = opts.size ?? makers.length;
   const factoryAt = (i: number): Factory => (typeof factories === 'function' ? factories : makers[i]!);
-  const concurrency = opts.concurrency ?? size;
+  const limiter = createLimiter(opts.concurrency ?? size);
+  /** Runs `work(i)` for every index, at most `concurrency` at once. */
+  const pool = (indices: readonly number[], work: (i: number) => Promise<void>) =>
+    Promise.all(indices.map((i) => limiter.run(() => work(i))));
   const envs: (TextEnv | undefined)[] = Array.from({ length: size }, () => undefined);
   const broken = Array.from({ length: size }, () => false);
   const active = Array.from({ length: size }, () => false);
@@ -144,7 +135,7 @@ export function createVectorEnv(
         checkLength('reset', resets.length);
         const parsed = resets.map((r, i) => parseOrThrow(resetOptionsSchema, r, `reset options of env ${i}`));
         const results: StepResult[] = new Array(size);
-        await pool([...parsed.keys()], concurrency, async (i) => {
+        await pool([...parsed.keys()], async (i) => {
           lastObservation[i] = '';
           results[i] = await guarded(i, `env ${i} reset`, (env) => env.reset(parsed[i]!));
         });
@@ -158,7 +149,7 @@ export function createVectorEnv(
         checkLength('step', actions.length);
         const results: (StepResult | null)[] = actions.map(() => null);
         const stepped = actions.flatMap((action, i) => (action !== null && active[i] ? [i] : []));
-        await pool(stepped, concurrency, async (i) => {
+        await pool(stepped, async (i) => {
           results[i] = await guarded(i, `env ${i} step`, (env) => env.step(actions[i]!));
         });
         return results;

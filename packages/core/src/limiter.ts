@@ -1,5 +1,5 @@
 // A counting semaphore: at most `limit` tasks run at once, the rest wait in arrival order.
-import { InvalidArgumentError } from '@pilotrl/core';
+import { InvalidArgumentError } from './errors';
 
 export interface Limiter {
   readonly limit: number;

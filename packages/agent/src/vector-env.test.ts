@@ -1,6 +1,7 @@
 import type { StepResult, TextEnv } from '@pilotrl/core';
+import { corridorTasks, createCorridorEnv } from '@pilotrl/env-testkit';
 import { describe, expect, it } from 'vitest';
-import { corridorTasks, createCorridorEnv, createVectorEnv } from './index';
+import { createVectorEnv } from './vector-env';
 
 /** Wraps an env so that every call counts towards a shared in-flight tally. */
 function counted(env: TextEnv, tally: { now: number; max: number }): TextEnv {
