@@ -1,0 +1,149 @@
+// The Maze TextEnv: LMRL-Gym's MazeEnv as AgentGym's server runs it: exact commands, the description
+// of the new cell after each step, `Success\n` (reward 1) on the goal, `Failure\n` (reward -1) past
+// LMRL-Gym's 50 steps, and PilotRL's own step limit reported as truncated.
+import {
+  EnvError,
+  InvalidArgumentError,
+  parseOrThrow,
+  type ResetOptions,
+  resetOptionsSchema,
+  type StepResult,
+  type TextEnv,
+} from '@pilotrl/core';
+import { z } from 'zod';
+import { MAZE_FIRST_OBSERVATION_PROMPT } from './data/client-prompts';
+import { type Cell, describeCell, GOAL, isMazeAction, MAZE_ACTIONS, move, sameCell } from './maze';
+import { MAZE_ENV_ID, MAZE_TASK, mazeGameOf, startOfGame } from './tasks';
+
+/** LMRL-Gym's `max_steps` as AgentGym sets it: the step after 50 moves off the goal fails. */
+export const MAZE_ENGINE_STEPS = 50;
+
+export const mazeConfigSchema = z.strictObject({
+  /** Steps (valid or not) after which an unfinished episode is truncated; AgentGym allows 15 rounds. */
+  maxSteps: z.number().int().positive().default(15),
+  /**
+   * `agentgym`: the released server's text (no newline after a description; game 25, which starts
+   * on the goal, is refused). `agenttraj`: AgentTraj-L's text (a newline after every description;
+   * game 25 is played, and any command wins it).
+   */
+  dialect: z.enum(['agentgym', 'agenttraj']).default('agentgym'),
+  /**
+   * First observation: `client`, what AgentGym's client shows the model (its instructions, a
+   * newline, the description); `server`, what `/maze/reset` answers (the description).
+   */
+  opening: z.enum(['client', 'server']).default('client'),
+});
+export type MazeConfig = z.input<typeof mazeConfigSchema>;
+
+/** What AgentGym's client shows as the first observation, given the server's first description. */
+export const mazeFirstObservation = (description: string) =>
+  `${MAZE_FIRST_OBSERVATION_PROMPT}\n${description}`;
+
+interface Episode {
+  position: Cell;
+  readonly game: number;
+  readonly taskId: string | undefined;
+  /** LMRL-Gym's step counter: steps that did not end on the goal. */
+  engineSteps: number;
+  steps: number;
+  last: StepResult;
+}
+
+/**
+ * Creates a Maze env. `reset({ seed })` plays AgentGym's game `seed` (0-25); `reset({ seed, taskId })`
+ * plays the task (`train-3`, `valid_unseen-0`, ...).
+ */
+export function createMazeEnv(config?: MazeConfig): TextEnv {
+  const { maxSteps, dialect, opening } = parseOrThrow(mazeConfigSchema, config ?? {}, 'maze config');
+  const describe = (cell: Cell) => (dialect === 'agenttraj' ? `${describeCell(cell)}\n` : describeCell(cell));
+  let episode: Episode | undefined;
+
+  const result = (
+    current: Episode,
+    observation: string,
+    valid: boolean,
+    reward: number,
+    end?: 'won' | 'lost',
+  ): StepResult => {
+    const truncated = end === undefined && current.steps >= maxSteps;
+    return {
+      observation,
+      admissibleActions: end !== undefined || truncated ? [] : [...MAZE_ACTIONS],
+      reward,
+      terminated: end !== undefined,
+      truncated,
+      info: {
+        won: end === 'won',
+        valid,
+        task: MAZE_TASK,
+        ...(current.taskId === undefined ? {} : { taskId: current.taskId }),
+        game: current.game,
+        position: [current.position[0], current.position[1]],
+      },
+    };
+  };
+
+  return {
+    envId: MAZE_ENV_ID,
+    async reset(options: ResetOptions) {
+      const { seed, taskId } = parseOrThrow(resetOptionsSchema, options, 'maze reset options');
+      const game = taskId === undefined ? seed : mazeGameOf(taskId);
+      const start = startOfGame(game);
+      if (dialect === 'agentgym' && sameCell(start, GOAL)) {
+        throw new InvalidArgumentError(
+          `maze: game ${game} starts on the goal, which AgentGym's server refuses; create the env with dialect: 'agenttraj' to play it as AgentTraj-L does`,
+        );
+      }
+      const fresh: Episode = {
+        position: start,
+        game,
+        taskId,
+        engineSteps: 0,
+        steps: 0,
+        last: undefined as never,
+      };
+      const description = describe(start);
+      fresh.last = result(
+        fresh,
+        opening === 'client' ? mazeFirstObservation(description) : description,
+        true,
+        0,
+      );
+      episode = fresh;
+      return fresh.last;
+    },
+    async step(action: string) {
+      const current = episode;
+      if (current === undefined) {
+        throw new EnvError('maze: step() was called before reset(); call reset({ seed }) first.');
+      }
+      const { last } = current;
+      if (last.terminated || last.truncated) {
+        return {
+          ...last,
+          observation: 'The episode is over.',
+          reward: 0,
+          info: { ...last.info, valid: false },
+        };
+      }
+      current.steps += 1;
+      const command = typeof action === 'string' ? action : '';
+      const valid = isMazeAction(command);
+      if (current.engineSteps >= MAZE_ENGINE_STEPS) {
+        current.last = result(current, 'Failure\n', valid, -1, 'lost');
+        return current.last;
+      }
+      current.position = move(current.position, command);
+      if (sameCell(current.position, GOAL)) {
+        current.last = result(current, 'Success\n', valid, 1, 'won');
+        return current.last;
+      }
+      current.engineSteps += 1;
+      current.last = result(current, describe(current.position), valid, 0);
+      return current.last;
+    },
+    async close() {
+      episode = undefined;
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// The TextCraft TextEnv: AgentGym's server text for every command (in its own `agentgym` dialect,
+// or AgentTraj-L's `agenttraj` one), reward 1 when the goal is crafted, and PilotRL's step limit
+// (AgentGym's 20 rounds by default) reported as truncated. The admissible actions, which TextCraft
+// itself has not, are the commands that would succeed now.
+import {
+  EnvError,
+  parseOrThrow,
+  type ResetOptions,
+  resetOptionsSchema,
+  type StepResult,
+  type TextEnv,
+} from '@pilotrl/core';
+import { z } from 'zod';
+import { type EpisodeStart, resolveSetup, TEXTCRAFT_ENV_ID, worldOptionsSchema } from './setup';
+import { itemIdToText, nameOf } from './world';
+
+export const textcraftConfigSchema = worldOptionsSchema.extend({
+  /** Steps (valid or not) after which an unfinished episode is truncated; AgentGym allows 20 rounds. */
+  maxSteps: z.number().int().positive().default(20),
+  /**
+   * `agentgym`: the released server's text (an inventory line ends with a space). `agenttraj`:
+   * AgentTraj-L's text, every observation after `Instruction:\n` and without trailing spaces.
+   */
+  dialect: z.enum(['agentgym', 'agenttraj']).default('agentgym'),
+  /**
+   * List the commands that would succeed now (`inventory`, gets of the items the listing uses,
+   * each listed recipe the inventory can craft). TextCraft lists none; `false` gives an empty
+   * list, as AgentGym's server does.
+   */
+  admissibleActions: z.boolean().default(true),
+});
+export type TextcraftConfig = z.input<typeof textcraftConfigSchema>;
+
+/** The task in words, as `info.task` and task descriptions give it. */
+export const textcraftTask = (goalText: string) => `craft ${goalText}`;
+
+/** At most this many craft commands per listed recipe, when tag ingredients allow several. */
+const MAX_VARIANTS = 4;
+
+interface Episode {
+  readonly start: EpisodeStart;
+  readonly taskId: string | undefined;
+  steps: number;
+  last: StepResult;
+}
+
+/**
+ * Commands that would succeed now: `inventory`; `get <n> <item>` for each gettable item a listed
+ * recipe uses (or a group member of a generic ingredient), with `n` 1 and each amount one listed
+ * recipe takes of it; and each listed recipe the inventory can craft, with the held group members
+ * in place of a generic ingredient.
+ */
+function admissible(start: EpisodeStart): string[] {
+  const { world, game, listing } = start;
+  const amounts = new Map<string, Set<number>>();
+  const crafts: string[] = [];
+  const addGet = (itemId: string, amount: number) => {
+    if (!world.isGettable(itemId)) return;
+    const known = amounts.get(itemId) ?? new Set([1]);
+    amounts.set(itemId, known.add(amount));
+  };
+  for (const recipe of listing) {
+    const totals = new Map<string, number>();
+    for (const input of recipe.inputs) {
+      const name = nameOf(input.itemTag);
+      totals.set(name, (totals.get(name) ?? 0) + input.count);
+    }
+    for (const [name, total] of totals) {
+      addGet(name, total);
+      for (const [member, group] of world.groupTagOf) if (group === name) addGet(member, total);
+    }
+    let variants: string[][] = [[]];
+    for (const input of recipe.inputs) {
+      const candidates =
+        input.itemTag.itemId !== undefined
+          ? [input.itemTag.itemId]
+          : [...game.inventory.keys()].filter((id) => world.groupTagOf.get(id) === input.itemTag.tag);
+      const held = candidates.filter((id) => (game.inventory.get(id) ?? 0n) >= BigInt(input.count));
+      variants = variants
+        .flatMap((chosen) => held.map((id) => [...chosen, `${input.count} ${itemIdToText(id)}`]))
+        .slice(0, MAX_VARIANTS);
+    }
+    const output = `craft ${recipe.output.count} ${itemIdToText(nameOf(recipe.output.itemTag))} using `;
+    for (const using of variants) {
+      const command = output + using.join(', ');
+      if (!crafts.includes(command) && game.preview(command).executed) crafts.push(command);
+    }
+  }
+  const gets = [...amounts].flatMap(([itemId, counts]) =>
+    [...counts].sort((a, b) => a - b).map((count) => `get ${count} ${itemIdToText(itemId)}`),
+  );
+  return ['inventory', ...gets, ...crafts];
+}
+
+/**
+ * Creates a TextCraft env. `reset({ seed })` plays AgentGym's `data_idx = seed` (goal number
+ * `seed % goals`); `reset({ seed, taskId })` plays that task (`train-3`, `generated_depth_2-7`).
+ */
+export function createTextcraftEnv(config?: TextcraftConfig): TextEnv {
+  const { maxSteps, dialect, admissibleActions, ...worldOptions } = parseOrThrow(
+    textcraftConfigSchema,
+    config ?? {},
+    'textcraft config',
+  );
+  const setup = resolveSetup(worldOptions);
+  const shown = (observation: string) =>
+    dialect === 'agenttraj' ? `Instruction:\n${observation.replace(/ +$/, '')}` : observation;
+  let episode: Episode | undefined;
+
+  const result = (current: Episode, observation: string, valid: boolean, won: boolean): StepResult => {
+    const truncated = !won && current.steps >= maxSteps;
+    const { start } = current;
+    return {
+      observation: shown(observation),
+      admissibleActions: won || truncated || !admissibleActions ? [] : admissible(start),
+      reward: won ? 1 : 0,
+      terminated: won,
+      truncated,
+      info: {
+        won,
+        valid,
+        task: textcraftTask(start.goalText),
+        ...(current.taskId === undefined ? {} : { taskId: current.taskId }),
+        goal: start.goalText,
+        ...(start.dataIdx === undefined ? {} : { dataIdx: start.dataIdx }),
+      },
+    };
+  };
+
+  return {
+    envId: TEXTCRAFT_ENV_ID,
+    async reset(options: ResetOptions) {
+      const { seed, taskId } = parseOrThrow(resetOptionsSchema, options, 'textcraft reset options');
+      const start = setup.start(seed, taskId);
+      const fresh: Episode = { start, taskId, steps: 0, last: undefined as never };
+      fresh.last = result(fresh, start.opening, true, false);
+      episode = fresh;
+      return fresh.last;
+    },
+    async step(action: string) {
+      const current = episode;
+      if (current === undefined) {
+        throw new EnvError('textcraft: step() was called before reset(); call reset({ seed }) first.');
+      }
+      const { last } = current;
+      if (last.terminated || last.truncated) {
+        return {
+          ...last,
+          observation: 'The episode is over.',
+          reward: 0,
+          info: { ...last.info, valid: false },
+        };
+      }
+      current.steps += 1;
+      const step = current.start.game.step(typeof action === 'string' ? action : '');
+      current.last = result(current, step.observation, step.executed, step.reward === 1);
+      return current.last;
+    },
+    async close() {
+      episode = undefined;
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { EnvError, InvalidArgumentError, NotFoundError } from '@pilotrl/core';
+import { checkEnv } from '@pilotrl/env-testkit/vitest';
+import { describe, expect, it } from 'vitest';
+import { createTextcraftEnv, textcraftTasks } from './index';
+
+checkEnv(() => createTextcraftEnv(), {
+  resets: [
+    { seed: 0 },
+    { seed: 150 },
+    { seed: 2, taskId: 'valid_unseen-2' },
+    { seed: 5, taskId: 'generated_depth_3-5' },
+  ],
+  stepLimit: { maxSteps: 4, create: () => createTextcraftEnv({ maxSteps: 4 }) },
+  taskSource: textcraftTasks,
+  tasksPerSplit: 10,
+});
+
+checkEnv(() => createTextcraftEnv({ dialect: 'agenttraj', traversal: '2024' }), {
+  name: 'textcraft (agenttraj dialect, 2024 traversal)',
+  resets: [{ seed: 7 }, { seed: 190 }],
+  stepLimit: { maxSteps: 4, create: () => createTextcraftEnv({ dialect: 'agenttraj', maxSteps: 4 }) },
+  taskSource: textcraftTasks,
+});
+
+/** An episode of the built-in world at `seed`, with the oracle's commands. */
+async function episode(seed: number, config: Parameters<typeof createTextcraftEnv>[0] = {}) {
+  const env = createTextcraftEnv({ maxSteps: 100, ...config });
+  const first = await env.reset({ seed });
+  return { env, first };
+}
+
+describe('textcraft interface strings (AgentGym environment.py)', () => {
+  it('opens with the crafting commands and the goal', async () => {
+    const { first } = await episode(0);
+    expect(first.observation).toMatch(/^Crafting commands:\n(craft \d+ .+ using .+\n)+\nGoal: craft .+\.$/);
+    expect(first.observation.endsWith(`\n\nGoal: craft ${first.info.goal}.`)).toBe(true);
+    expect(first.info.task).toBe(`craft ${first.info.goal}`);
+  });
+
+  it('answers get, craft and inventory word for word, and wins on crafting the goal', async () => {
+    const env = createTextcraftEnv();
+    const [task] = await textcraftTasks.tasks('train', { limit: 1 });
+    await env.reset(task!);
+    expect((await env.step('inventory')).observation).toBe('Inventory: You are not carrying anything.');
+    const { actions } = await textcraftTasks.oracle(task!);
+    let last = await env.step(actions[0]!);
+    expect(last.observation).toMatch(/^Got \d+ .+$/);
+    expect(last.info.valid).toBe(true);
+    for (const action of actions.slice(1)) last = await env.step(action);
+    expect(last).toMatchObject({ reward: 1, terminated: true, info: { won: true, valid: true } });
+    expect(last.observation).toMatch(/^Crafted \d+ minecraft:[a-z_]+$/);
+  });
+
+  it('gives each failure the original answer', async () => {
+    const { env, first } = await episode(100);
+    expect(first.info.goal).toBe('runed mortar');
+    const step = async (action: string) => (await env.step(action)).observation;
+    expect(await step('get 1 peg')).toBe('Could not find peg'); // craftable
+    expect(await step('get 1 boards')).toBe('Could not find boards'); // a group tag
+    expect(await step('get 1 unobtainium')).toBe('Could not find unobtainium');
+    expect(await step('get peg')).toBe('Could not execute get peg'); // no count
+    expect(await step('Inventory')).toBe('Could not execute Inventory'); // case-sensitive
+    expect(await step('xyzzy plugh')).toBe('Could not execute xyzzy plugh');
+    expect(await step('craft 4 peg using 2 cedar board')).toBe(
+      'Could not find enough items to craft minecraft:peg',
+    );
+    expect(await step('craft 4 peg using two cedar board')).toBe('Wrong item format: two cedar board');
+    expect(await step('craft 4 boards using 1 cedar lumber')).toBe(
+      'Could not find enough items to craft None',
+    );
+    expect(await step('get 2 cedar board')).toBe('Could not find cedar board');
+    expect(await step('get 1 cedar lumber')).toBe('Got 1 cedar lumber');
+    expect(await step('craft 4 boards using 1 cedar lumber')).toBe(
+      "Could not find a valid recipe for ItemTagWithCount(item_tag=ItemTag(tag='minecraft:boards', item_id=None), count=4)",
+    );
+    expect(await step('craft 4 cedar board using 1 cedar lumber')).toBe('Crafted 4 minecraft:cedar_board');
+    expect(await step('craft 9 peg using 3 cedar board')).toBe(
+      "Could not find a valid recipe for ItemTagWithCount(item_tag=ItemTag(tag=None, item_id='minecraft:peg'), count=9)",
+    );
+    // The output count typed is ignored; `cedar board` stands in for the generic `boards`.
+    expect(await step('craft 1 peg using 2 cedar board')).toBe('Crafted 4 minecraft:peg');
+    expect(await step('inventory')).toBe('Inventory: [cedar board] (2) [peg] (4) ');
+  });
+
+  it('reproduces the quirks: prefix matches, any count, counts as Python integers', async () => {
+    const { env } = await episode(0);
+    const inventoryx = await env.step('inventoryx');
+    expect(inventoryx.observation).toBe('Inventory: You are not carrying anything.');
+    expect(inventoryx.info.valid).toBe(false); // executed, but not the command as written
+    expect((await env.step('get 0 cedar lumber')).observation).toBe('Got 0 cedar lumber');
+    expect((await env.step('get 007 cedar lumber')).observation).toBe('Got 7 cedar lumber');
+    expect((await env.step('get 99999999999999999999 moss fiber')).observation).toBe(
+      'Got 99999999999999999999 moss fiber',
+    );
+    expect((await env.step('get 1 moss fiber\nand more')).info.valid).toBe(false);
+    expect((await env.step('inventory')).observation).toBe(
+      'Inventory: [cedar lumber] (7) [moss fiber] (100000000000000000000) ',
+    );
+  });
+
+  it('writes AgentTraj-L text in the agenttraj dialect', async () => {
+    const { env, first } = await episode(0, { dialect: 'agenttraj' });
+    expect(first.observation.startsWith('Instruction:\nCrafting commands:\n')).toBe(true);
+    await env.step('get 1 cedar lumber');
+    expect((await env.step('inventory')).observation).toBe('Instruction:\nInventory: [cedar lumber] (1)');
+  });
+
+  it('can list no admissible actions, as AgentGym', async () => {
+    const { env, first } = await episode(0, { admissibleActions: false });
+    expect(first.admissibleActions).toEqual([]);
+    expect((await env.step('inventory')).admissibleActions).toEqual([]);
+  });
+});
+
+describe('textcraft bad input', () => {
+  it('refuses task ids outside the splits with a NotFoundError', async () => {
+    const env = createTextcraftEnv();
+    for (const taskId of [
+      `train-${textcraftTasks.count('train')}`,
+      'valid_unseen-9999',
+      'test-0',
+      'train-x',
+      'generated_depth_5-1',
+    ]) {
+      const error = await env.reset({ seed: 0, taskId }).catch((e: unknown) => e);
+      expect(NotFoundError.isInstance(error), taskId).toBe(true);
+      expect((error as Error).message).toContain('task ids are "<split>-<index>"');
+    }
+    await expect(textcraftTasks.tasks('test')).rejects.toThrow(/unknown split "test"/);
+  });
+
+  it('refuses a bad config and a step before reset', async () => {
+    expect(() => createTextcraftEnv({ maxSteps: 0 })).toThrow(InvalidArgumentError);
+    expect(() => createTextcraftEnv({ colour: 'red' } as never)).toThrow(/colour/);
+    const error = await createTextcraftEnv()
+      .step('inventory')
+      .catch((e: unknown) => e);
+    expect(EnvError.isInstance(error)).toBe(true);
+  });
+
+  it('ends the episode for good once won', async () => {
+    const [task] = await textcraftTasks.tasks('valid_unseen', { limit: 1 });
+    const env = createTextcraftEnv();
+    await env.reset(task!);
+    for (const action of (await textcraftTasks.oracle(task!)).actions) await env.step(action);
+    expect(await env.step('inventory')).toMatchObject({
+      observation: 'The episode is over.',
+      reward: 0,
+      terminated: true,
+      info: { valid: false },
+    });
+  });
+});
