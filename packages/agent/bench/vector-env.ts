@@ -1,24 +1,11 @@
 // Overhead of the vector env over stepping the same toy envs one by one: steps per second under a
 // seeded random admissible policy, alone and through a 16-env vector env at concurrency 16 and 4.
 import { createRng, type TextEnv } from '@pilotrl/core';
-import { testkitEnvs } from '@pilotrl/env-testkit';
+import { measureStepRate, testkitEnvs } from '@pilotrl/env-testkit';
 import { createVectorEnv } from '../src/vector-env';
 
 const EPISODES = 2_000;
 const VECTOR_SIZE = 16;
-
-async function playEpisodes(env: TextEnv, episodes: number, seed: string): Promise<number> {
-  const rng = createRng(seed);
-  let steps = 0;
-  for (let episode = 0; episode < episodes; episode++) {
-    let result = await env.reset({ seed: episode });
-    while (!result.terminated && !result.truncated) {
-      result = await env.step(rng.pick(result.admissibleActions));
-      steps += 1;
-    }
-  }
-  return steps;
-}
 
 async function playVector(create: () => TextEnv, rounds: number, concurrency: number): Promise<number> {
   const rng = createRng('bench/vector');
@@ -57,9 +44,7 @@ console.log(
   `${'env'.padEnd(18)} ${'steps/s'.padStart(10)} ${'vector c=16'.padStart(12)} ${'vector c=4'.padStart(11)} ${'ratio c=16'.padStart(11)}`,
 );
 for (const { envId, create } of testkitEnvs) {
-  // Warm-up, so that the JIT has compiled the env before it is timed.
-  await playEpisodes(create(), EPISODES / 10, 'warm-up');
-  const single = await timed(() => playEpisodes(create(), EPISODES, envId));
+  const single = await measureStepRate(create, { episodes: EPISODES, seed: envId });
   const wide = await timed(() => playVector(() => create(), EPISODES / VECTOR_SIZE, VECTOR_SIZE));
   const narrow = await timed(() => playVector(() => create(), EPISODES / VECTOR_SIZE, 4));
   const rate = (run: { steps: number; seconds: number }) => run.steps / run.seconds;

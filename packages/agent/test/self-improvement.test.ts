@@ -1,7 +1,7 @@
 // Self-improvement's agent side on ALFWorld: fixed commands replayed through the rollout engine
 // (the prompts a policy would have seen), and relabelling groups of episodes into scripts: wins
 // without their detours, lost groups as the goal they reached.
-import { createRng, EPISODE_FORMAT_VERSION, type Episode, type TaskRef } from '@pilotrl/core';
+import { createRng, type Episode, type TaskRef } from '@pilotrl/core';
 import {
   ALFWORLD_ENV_ID,
   AlfworldEnv,
@@ -11,6 +11,7 @@ import {
   alfworldStateView,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
+import { episodeRecord, turnRecord } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { createAdaPlanAgent, createReActAgent } from '../src/agent';
 import { relabelEpisodes } from '../src/relabel';
@@ -26,38 +27,23 @@ const vectorEnv = () => createVectorEnv(() => new AlfworldEnv({ maxSteps: 40 }),
 
 /** An episode record of `commands` played in `task`, as the relabeller reads it. */
 function episodeOf(task: TaskRef, groupId: string, commands: readonly string[], won: boolean): Episode {
-  return {
-    formatVersion: EPISODE_FORMAT_VERSION,
+  return episodeRecord([], {
     id: `${groupId}/${commands.length}`,
     envId: ALFWORLD_ENV_ID,
     taskId: task.taskId,
     split: task.split,
     seed: task.seed,
     groupId,
-    sampleIndex: 0,
     paradigm: 'react',
     task: '',
     initialObservation: '',
-    turns: commands.map((action, index) => ({
-      index,
-      observation: '',
-      admissibleActions: [action],
-      generations: [],
-      thought: null,
-      action,
-      formatError: null,
-      envReward: 0,
-      valid: true,
-      rewards: {},
-    })),
-    planHistory: [],
+    turns: commands.map((action, index) =>
+      turnRecord(index, action, { observation: '', admissibleActions: [action], generations: [] }),
+    ),
     won,
     terminated: won,
     truncated: !won,
-    envReturn: 0,
-    rewardComponents: {},
-    metadata: {},
-  };
+  });
 }
 
 describe('replaying scripts through the agent loop', () => {

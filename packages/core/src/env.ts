@@ -1,5 +1,6 @@
 // The text environment contract: async reset/step over observation text and admissible commands.
 import { z } from 'zod';
+import { EnvError } from './errors';
 
 /**
  * Per-step facts every env reports. `won`: the task is accomplished. `valid`: the env understood
@@ -60,4 +61,27 @@ export interface VectorEnv {
   /** One action per env; `null` for envs that should not be stepped this call. */
   step(actions: readonly (string | null)[]): Promise<(StepResult | null)[]>;
   close(): Promise<void>;
+}
+
+/** What every env answers to a step after its episode ended. */
+export const EPISODE_OVER_OBSERVATION = 'The episode is over. Call reset() to start a new one.';
+
+/**
+ * The result of a step taken after the episode ended: the final result again, with the episode-over
+ * observation, no reward, nothing admissible, and `valid: false`. One answer for every env, so a
+ * runner that steps once too often sees the same thing everywhere.
+ */
+export function afterEpisodeEnd(last: StepResult): StepResult {
+  return {
+    ...last,
+    observation: EPISODE_OVER_OBSERVATION,
+    admissibleActions: [],
+    reward: 0,
+    info: { ...last.info, valid: false },
+  };
+}
+
+/** The error an env throws when `step` is called before any `reset`. */
+export function stepBeforeResetError(envId: string): EnvError {
+  return new EnvError(`${envId}: step() was called before reset(); call reset({ seed }) first.`);
 }

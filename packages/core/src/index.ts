@@ -1,11 +1,14 @@
 // @pilotrl/core: the contracts every other package meets at, and the few utilities they all share.
 export type { ChatModel, ChatModelReply, ChatModelRequest } from './chat-model';
 export {
+  afterEpisodeEnd,
   type EnvInfo,
+  EPISODE_OVER_OBSERVATION,
   envInfoSchema,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
+  stepBeforeResetError,
   stepResultSchema,
   type TextEnv,
   type VectorEnv,

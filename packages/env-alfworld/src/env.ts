@@ -3,12 +3,13 @@
 
 import { join } from 'node:path';
 import {
-  EnvError,
+  afterEpisodeEnd,
   type EnvInfo,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
+  stepBeforeResetError,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -80,10 +81,8 @@ export class AlfworldEnv implements TextEnv {
 
   async step(action: string): Promise<StepResult> {
     const episode = this.episode;
-    if (episode === undefined) throw new EnvError('alfworld env: call reset() before step()');
-    if (episode.last.terminated || episode.last.truncated) {
-      return { ...episode.last, info: { ...episode.last.info, valid: false } };
-    }
+    if (episode === undefined) throw stepBeforeResetError(ALFWORLD_ENV_ID);
+    if (episode.last.terminated || episode.last.truncated) return afterEpisodeEnd(episode.last);
     const { feedback, valid } = episode.engine.step(typeof action === 'string' ? action : '');
     episode.steps++;
     const won = episode.engine.won();

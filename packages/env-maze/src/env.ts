@@ -2,12 +2,13 @@
 // of the new cell after each step, `Success\n` (reward 1) on the goal, `Failure\n` (reward -1) past
 // LMRL-Gym's 50 steps, and PilotRL's own step limit reported as truncated.
 import {
-  EnvError,
+  afterEpisodeEnd,
   InvalidArgumentError,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
+  stepBeforeResetError,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -115,17 +116,10 @@ export function createMazeEnv(config?: MazeConfig): TextEnv {
     async step(action: string) {
       const current = episode;
       if (current === undefined) {
-        throw new EnvError('maze: step() was called before reset(); call reset({ seed }) first.');
+        throw stepBeforeResetError('maze');
       }
       const { last } = current;
-      if (last.terminated || last.truncated) {
-        return {
-          ...last,
-          observation: 'The episode is over.',
-          reward: 0,
-          info: { ...last.info, valid: false },
-        };
-      }
+      if (last.terminated || last.truncated) return afterEpisodeEnd(last);
       current.steps += 1;
       const command = typeof action === 'string' ? action : '';
       const valid = isMazeAction(command);

@@ -1,8 +1,8 @@
 // The engine the three toy envs share: task ids and splits, the reset/step contract, step limits,
 // inadmissible actions and the task source. Each toy env only describes its game as a `ToyGame`.
 import {
+  afterEpisodeEnd,
   createRng,
-  EnvError,
   InvalidArgumentError,
   type OracleSolution,
   parseOrThrow,
@@ -10,6 +10,7 @@ import {
   type Rng,
   resetOptionsSchema,
   type StepResult,
+  stepBeforeResetError,
   type TaskRef,
   type TaskSource,
   type TextEnv,
@@ -62,7 +63,6 @@ const taskIdPattern = /^(train|valid_seen|valid_unseen)-(\d+)$/;
 
 /** Observation for a command the env does not understand, as ALFWorld words it. */
 export const INVALID_ACTION_OBSERVATION = 'Nothing happens.';
-export const EPISODE_OVER_OBSERVATION = 'The episode is over. Call reset() to start a new one.';
 
 function parseTaskId(envId: string, taskId: string): { split: ToySplit; index: number } {
   const match = taskIdPattern.exec(taskId);
@@ -135,17 +135,9 @@ export function createToyEnv<State>(game: ToyGame<State>, config?: ToyEnvConfig)
     },
     async step(action: string) {
       if (episode === undefined) {
-        throw new EnvError(`${game.envId}: step() was called before reset(); call reset({ seed }) first.`);
+        throw stepBeforeResetError(game.envId);
       }
-      if (episode.last.terminated || episode.last.truncated) {
-        return {
-          ...episode.last,
-          observation: EPISODE_OVER_OBSERVATION,
-          admissibleActions: [],
-          reward: 0,
-          info: { ...episode.last.info, valid: false },
-        };
-      }
+      if (episode.last.terminated || episode.last.truncated) return afterEpisodeEnd(episode.last);
       episode.steps += 1;
       const command = typeof action === 'string' ? normaliseCommand(action) : '';
       const truncated = episode.steps >= maxSteps;

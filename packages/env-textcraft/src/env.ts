@@ -3,11 +3,12 @@
 // (AgentGym's 20 rounds by default) reported as truncated. The admissible actions, which TextCraft
 // itself has not, are the commands that would succeed now.
 import {
-  EnvError,
+  afterEpisodeEnd,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
+  stepBeforeResetError,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -140,17 +141,10 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextEnv {
     async step(action: string) {
       const current = episode;
       if (current === undefined) {
-        throw new EnvError('textcraft: step() was called before reset(); call reset({ seed }) first.');
+        throw stepBeforeResetError('textcraft');
       }
       const { last } = current;
-      if (last.terminated || last.truncated) {
-        return {
-          ...last,
-          observation: 'The episode is over.',
-          reward: 0,
-          info: { ...last.info, valid: false },
-        };
-      }
+      if (last.terminated || last.truncated) return afterEpisodeEnd(last);
       current.steps += 1;
       const step = current.start.game.step(typeof action === 'string' ? action : '');
       current.last = result(current, step.observation, step.executed, step.reward === 1);

@@ -1,4 +1,4 @@
-import { EnvError, InvalidArgumentError, NotFoundError } from '@pilotrl/core';
+import { EnvError, EPISODE_OVER_OBSERVATION, InvalidArgumentError, NotFoundError } from '@pilotrl/core';
 import { checkEnv } from '@pilotrl/env-testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { createTextcraftEnv, textcraftTasks } from './index';
@@ -144,7 +144,7 @@ describe('textcraft bad input', () => {
     await env.reset(task!);
     for (const action of (await textcraftTasks.oracle(task!)).actions) await env.step(action);
     expect(await env.step('inventory')).toMatchObject({
-      observation: 'The episode is over.',
+      observation: EPISODE_OVER_OBSERVATION,
       reward: 0,
       terminated: true,
       info: { valid: false },

@@ -1,11 +1,12 @@
 // The Wordle TextEnv: LMRL-Gym's game with AgentGym's observation text (`b y g g b\n`,
 // `invalid word`), reward 1 for a solved word and 0 otherwise, and a step limit reported as truncated.
 import {
-  EnvError,
+  afterEpisodeEnd,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
+  stepBeforeResetError,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -98,17 +99,10 @@ export function createWordleEnv(config?: WordleConfig): TextEnv {
     },
     async step(action: string) {
       if (episode === undefined) {
-        throw new EnvError('wordle: step() was called before reset(); call reset({ seed }) first.');
+        throw stepBeforeResetError('wordle');
       }
       const { last, game, taskId } = episode;
-      if (last.terminated || last.truncated) {
-        return {
-          ...last,
-          observation: 'The episode is over.',
-          reward: 0,
-          info: { ...last.info, valid: false },
-        };
-      }
+      if (last.terminated || last.truncated) return afterEpisodeEnd(last);
       episode.steps += 1;
       const outcome = game.guess(typeof action === 'string' ? action : '');
       episode.last = result(outcome.observation, outcome.valid, game, taskId, episode.steps);

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@pilotrl/core';
+import { EPISODE_OVER_OBSERVATION, NotFoundError } from '@pilotrl/core';
 import { checkEnv } from '@pilotrl/env-testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import {
@@ -62,7 +62,7 @@ describe('wordle', () => {
       expect(result.terminated).toBe(i === bad.length - 1);
     }
     const after = await env.step('p a n i c');
-    expect(after).toMatchObject({ observation: 'The episode is over.', reward: 0, terminated: true });
+    expect(after).toMatchObject({ observation: EPISODE_OVER_OBSERVATION, reward: 0, terminated: true });
     expect(after.info.valid).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 // Cost of scoring episodes: the full composed reward (every component) and the reference judge,
 // on synthetic ALFWorld-like episodes of 30 turns.
 import { createRng } from '@pilotrl/core';
+import { episodeRecord, planRevision } from '@pilotrl/env-testkit/test';
 import { composeRewards } from '../src/compose-rewards';
 import { createFormatReward } from '../src/format';
 import { createInvalidActionPenalty } from '../src/invalid-action';
@@ -9,7 +10,6 @@ import { createOverlongPenalty } from '../src/overlong';
 import { createPlanAdherenceReward } from '../src/plan-adherence';
 import { createReferenceJudge } from '../src/reference-judge';
 import { createRepeatedActionPenalty } from '../src/repeated-action';
-import { episode, plan } from '../test/episodes';
 
 const EPISODES = 2000;
 const rng = createRng(1);
@@ -33,10 +33,10 @@ const episodes = Array.from({ length: EPISODES }, (_, index) => {
   const actions = Array.from({ length: 30 }, () =>
     rng.float() < 0.05 ? null : `${rng.pick(verbs)} ${rng.pick(places)}`,
   );
-  const played = episode(actions, {
+  const played = episodeRecord(actions, {
     id: `e${index}`,
     won: rng.float() < 0.5,
-    planHistory: [plan(referencePlan)],
+    planHistory: [planRevision(referencePlan)],
   });
   played.turns = played.turns.map((t) =>
     t.action !== null && rng.float() < 0.1 ? { ...t, valid: false } : t,

@@ -1,6 +1,6 @@
 import { episodeSchema, type JudgeResult, type RewardFn } from '@pilotrl/core';
+import { episodeRecord, planRevision } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
-import { episode, plan } from '../test/episodes';
 import { composeRewards } from './compose-rewards';
 import { createFormatReward } from './format';
 import { createInvalidActionPenalty } from './invalid-action';
@@ -9,9 +9,9 @@ import { createPlanAdherenceReward } from './plan-adherence';
 import { createRepeatedActionPenalty } from './repeated-action';
 import type { EpisodeRewardFn } from './reward-fn';
 
-const played = episode(['take tomato', null, 'take tomato', 'take onion'], {
+const played = episodeRecord(['take tomato', null, 'take tomato', 'take onion'], {
   won: true,
-  planHistory: [plan(['Take the tomato and the onion.', 'Mix the bowl.'])],
+  planHistory: [planRevision(['Take the tomato and the onion.', 'Mix the bowl.'])],
 });
 
 describe('composeRewards', () => {

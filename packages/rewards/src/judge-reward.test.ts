@@ -1,5 +1,5 @@
+import { episodeRecord, planRevision } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
-import { episode, plan } from '../test/episodes';
 import { composeRewards } from './compose-rewards';
 import { detectInstructionInjection } from './injection';
 import { createJudgeReward } from './judge-reward';
@@ -13,10 +13,10 @@ const reference = {
 
 describe('judge reward (stage 2)', () => {
   it('turns the verdict on the policy-written plan into components and keeps it on the episode', async () => {
-    const played = episode(['take tomato'], {
+    const played = episodeRecord(['take tomato'], {
       won: true,
       planHistory: [
-        plan(['Take the tomato and the onion', 'Put them in the bowl', 'Mix the bowl'], 'policy'),
+        planRevision(['Take the tomato and the onion', 'Put them in the bowl', 'Mix the bowl'], 'policy'),
       ],
     });
     const composed = composeRewards([
@@ -37,10 +37,10 @@ describe('judge reward (stage 2)', () => {
 
   it('judges the plan in force at every step and averages the verdicts over the steps (per-step)', async () => {
     // Four steps: the first plan is in force for one, its revision for the other three.
-    const played = episode(['take tomato', 'take onion', 'put tomato in bowl', 'put onion in bowl'], {
+    const played = episodeRecord(['take tomato', 'take onion', 'put tomato in bowl', 'put onion in bowl'], {
       planHistory: [
-        plan(['Mix the bowl'], 'policy', 0),
-        plan(['Put them in the bowl', 'Mix the bowl'], 'policy', 1),
+        planRevision(['Mix the bowl'], 'policy', 0),
+        planRevision(['Put them in the bowl', 'Mix the bowl'], 'policy', 1),
       ],
     });
     const scored = new Map<string, number>([
@@ -70,14 +70,17 @@ describe('judge reward (stage 2)', () => {
   });
 
   it('needs a plan the policy wrote', async () => {
-    const given = episode(['take tomato'], { planHistory: [plan(reference.plan, 'oracle')] });
+    const given = episodeRecord(['take tomato'], { planHistory: [planRevision(reference.plan, 'oracle')] });
     await expect(createJudgeReward({ judge: createReferenceJudge() }).compute(given)).rejects.toThrow(
       /no plan written by the policy/,
     );
   });
 
   it('scores an episode without a policy-written plan when given a missingPlan score', async () => {
-    const given = episode(['take tomato'], { won: true, planHistory: [plan(reference.plan, 'oracle')] });
+    const given = episodeRecord(['take tomato'], {
+      won: true,
+      planHistory: [planRevision(reference.plan, 'oracle')],
+    });
     const composed = composeRewards([
       { fn: createOutcomeReward(), weight: 1 },
       {
@@ -90,7 +93,9 @@ describe('judge reward (stage 2)', () => {
     expect(rewarded.reward).toBe(1);
     expect(rewarded.judge).toBeUndefined();
     const lenient = createJudgeReward({ judge: createReferenceJudge() }, { missingPlan: { score: 0.25 } });
-    expect(await lenient.compute(episode(['look'], { planHistory: [] }))).toEqual({ plan_quality: 0.25 });
+    expect(await lenient.compute(episodeRecord(['look'], { planHistory: [] }))).toEqual({
+      plan_quality: 0.25,
+    });
   });
 
   it('rejects a missingPlan that is neither "error" nor a finite score', () => {

@@ -1,5 +1,5 @@
+import { episodeRecord, generationRecord, turnRecord } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
-import { episode, generation, turn } from '../test/episodes';
 import { createFormatReward } from './format';
 import { createInvalidActionPenalty } from './invalid-action';
 import { createOutcomeReward } from './outcome';
@@ -8,20 +8,22 @@ import { createRepeatedActionPenalty } from './repeated-action';
 
 describe('outcome', () => {
   it('rewards a won episode and not a lost one, with configurable values', () => {
-    expect(createOutcomeReward().compute(episode(['mix bowl'], { won: true }))).toEqual({ outcome: 1 });
-    expect(createOutcomeReward().compute(episode(['mix bowl']))).toEqual({ outcome: 0 });
-    expect(createOutcomeReward({ success: 10, failure: -1 }).compute(episode([]))).toEqual({ outcome: -1 });
+    expect(createOutcomeReward().compute(episodeRecord(['mix bowl'], { won: true }))).toEqual({ outcome: 1 });
+    expect(createOutcomeReward().compute(episodeRecord(['mix bowl']))).toEqual({ outcome: 0 });
+    expect(createOutcomeReward({ success: 10, failure: -1 }).compute(episodeRecord([]))).toEqual({
+      outcome: -1,
+    });
   });
 });
 
 describe('format', () => {
-  const twoOfFour = episode(['take tomato', null, 'look', null]);
+  const twoOfFour = episodeRecord(['take tomato', null, 'look', null]);
 
   it('penalises format errors by fraction, count or any', () => {
     expect(createFormatReward().compute(twoOfFour)).toEqual({ format: -0.5 });
     expect(createFormatReward({ mode: 'count', penalty: 0.1 }).compute(twoOfFour)).toEqual({ format: -0.2 });
     expect(createFormatReward({ mode: 'any' }).compute(twoOfFour)).toEqual({ format: -1 });
-    expect(createFormatReward().compute(episode(['look']))).toEqual({ format: 0 });
+    expect(createFormatReward().compute(episodeRecord(['look']))).toEqual({ format: 0 });
   });
 
   it('marks the turns with errors', () => {
@@ -33,12 +35,12 @@ describe('format', () => {
 
 describe('invalid action', () => {
   it('counts refused commands but not format errors', () => {
-    const played = episode([]);
+    const played = episodeRecord([]);
     played.turns = [
-      turn(0, 'take tomato'),
-      turn(1, 'take unicorn', { valid: false }),
-      turn(2, null),
-      turn(3, 'fly', { valid: false }),
+      turnRecord(0, 'take tomato'),
+      turnRecord(1, 'take unicorn', { valid: false }),
+      turnRecord(2, null),
+      turnRecord(3, 'fly', { valid: false }),
     ];
     const penalty = createInvalidActionPenalty();
     expect(penalty.compute(played)).toEqual({ invalid_action: -0.5 });
@@ -47,7 +49,7 @@ describe('invalid action', () => {
 });
 
 describe('repeated action', () => {
-  const loop = episode(['go east', 'go east', 'Go  East', 'look', 'go east', 'look']);
+  const loop = episodeRecord(['go east', 'go east', 'Go  East', 'look', 'go east', 'look']);
 
   it('counts consecutive repeats by default, after normalising', () => {
     const penalty = createRepeatedActionPenalty({ mode: 'count', penalty: 1 });
@@ -75,10 +77,10 @@ describe('overlong (DAPO soft punishment)', () => {
   });
 
   it('takes the worst generation by default and the episode total on request, counting model tokens only', () => {
-    const played = episode([]);
+    const played = episodeRecord([]);
     played.turns = [
-      turn(0, 'a', { generations: [generation(50, 400)] }),
-      turn(1, 'b', { generations: [generation(90, 400)] }),
+      turnRecord(0, 'a', { generations: [generationRecord(50, 400)] }),
+      turnRecord(1, 'b', { generations: [generationRecord(90, 400)] }),
     ];
     expect(createOverlongPenalty({ maxLength: 100, cacheLength: 20 }).compute(played)).toEqual({
       overlong: -0.5,
@@ -91,9 +93,9 @@ describe('overlong (DAPO soft punishment)', () => {
   });
 
   it('measures text without token ids only with countTokens, and says so otherwise', () => {
-    const played = episode([]);
+    const played = episodeRecord([]);
     played.turns = [
-      turn(0, 'a', { generations: [{ ...generation(0, 0), text: 'one two three four five' }] }),
+      turnRecord(0, 'a', { generations: [{ ...generationRecord(0, 0), text: 'one two three four five' }] }),
     ];
     const options = { maxLength: 4, cacheLength: 2 };
     expect(() => createOverlongPenalty(options).compute(played)).toThrow(/pass countTokens/);

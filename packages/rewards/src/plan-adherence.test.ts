@@ -1,5 +1,5 @@
+import { episodeRecord, planRevision, turnRecord } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
-import { episode, plan, turn } from '../test/episodes';
 import { createPlanAdherenceReward } from './plan-adherence';
 import { alignActionsToPlan } from './plan-matching';
 
@@ -11,34 +11,39 @@ const recipePlan = [
 
 describe('plan adherence', () => {
   it('is 1 when the actions carry out every step', () => {
-    const played = episode(
+    const played = episodeRecord(
       ['take tomato', 'take onion', 'put tomato in bowl', 'put onion in bowl', 'mix bowl'],
       {
-        planHistory: [plan(recipePlan)],
+        planHistory: [planRevision(recipePlan)],
       },
     );
     expect(createPlanAdherenceReward().compute(played)).toEqual({ plan_adherence: 1 });
   });
 
   it('gives partial credit per step clause, in order', async () => {
-    const played = episode(['take tomato', 'put tomato in bowl'], { planHistory: [plan(recipePlan)] });
+    const played = episodeRecord(['take tomato', 'put tomato in bowl'], {
+      planHistory: [planRevision(recipePlan)],
+    });
     // Step 1: tomato yes, onion no (1/2); step 2 done; step 3 not done.
     expect((await createPlanAdherenceReward().compute(played)).plan_adherence).toBeCloseTo((0.5 + 1 + 0) / 3);
   });
 
   it('gives nothing for the wrong objects or refused actions', () => {
-    const wrong = episode(['take carrot', 'look'], { planHistory: [plan(recipePlan)] });
+    const wrong = episodeRecord(['take carrot', 'look'], { planHistory: [planRevision(recipePlan)] });
     expect(createPlanAdherenceReward().compute(wrong)).toEqual({ plan_adherence: 0 });
-    const refused = episode([], { planHistory: [plan(recipePlan)] });
-    refused.turns = [turn(0, 'take tomato', { valid: false }), turn(1, 'mix bowl', { valid: false })];
+    const refused = episodeRecord([], { planHistory: [planRevision(recipePlan)] });
+    refused.turns = [
+      turnRecord(0, 'take tomato', { valid: false }),
+      turnRecord(1, 'mix bowl', { valid: false }),
+    ];
     expect(createPlanAdherenceReward().compute(refused)).toEqual({ plan_adherence: 0 });
   });
 
   it('follows the first plan by default and the last on request', () => {
-    const played = episode(['go east', 'stop'], {
+    const played = episodeRecord(['go east', 'stop'], {
       planHistory: [
-        plan(['Walk west 2 rooms to the goal room.', 'Stop there.']),
-        plan(['Walk east to the goal room.', 'Stop there.'], 'policy', 1),
+        planRevision(['Walk west 2 rooms to the goal room.', 'Stop there.']),
+        planRevision(['Walk east to the goal room.', 'Stop there.'], 'policy', 1),
       ],
     });
     expect(createPlanAdherenceReward().compute(played)).toEqual({ plan_adherence: 0.5 });
@@ -46,7 +51,7 @@ describe('plan adherence', () => {
   });
 
   it('fails loudly without a plan', () => {
-    expect(() => createPlanAdherenceReward().compute(episode(['look']))).toThrow(
+    expect(() => createPlanAdherenceReward().compute(episodeRecord(['look']))).toThrow(
       /has no plan in planHistory/,
     );
   });

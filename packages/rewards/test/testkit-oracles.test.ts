@@ -1,7 +1,8 @@
 // The oracle's own actions must fully adhere to the oracle's plan, and the oracle's plan must get
 // top marks from the reference judge, on every testkit env; a shuffled plan must score lower.
-import { EPISODE_FORMAT_VERSION, type Episode } from '@pilotrl/core';
+import type { Episode } from '@pilotrl/core';
 import { corridorTasks, keyDoorTasks, recipeTasks } from '@pilotrl/env-testkit';
+import { episodeRecord, planRevision, turnRecord } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { createPlanAdherenceReward } from '../src/plan-adherence';
 import { createReferenceJudge } from '../src/reference-judge';
@@ -9,38 +10,21 @@ import { createReferenceJudge } from '../src/reference-judge';
 const sources = [corridorTasks, keyDoorTasks, recipeTasks];
 
 function oracleEpisode(taskId: string, actions: string[], plan: string[]): Episode {
-  return {
-    formatVersion: EPISODE_FORMAT_VERSION,
+  return episodeRecord([], {
     id: taskId,
     envId: 'testkit',
     taskId,
     split: 'valid_seen',
     seed: 0,
     groupId: taskId,
-    sampleIndex: 0,
-    paradigm: 'adaplan',
     task: '',
     initialObservation: '',
-    turns: actions.map((action, index) => ({
-      index,
-      observation: '',
-      admissibleActions: [],
-      generations: [],
-      thought: null,
-      action,
-      formatError: null,
-      envReward: 0,
-      valid: true,
-      rewards: {},
-    })),
-    planHistory: [{ turn: 0, steps: plan, source: 'oracle', fixedSteps: 0 }],
+    turns: actions.map((action, index) => turnRecord(index, action, { observation: '', generations: [] })),
+    planHistory: [planRevision(plan, 'oracle')],
     won: true,
     terminated: true,
-    truncated: false,
     envReturn: 1,
-    rewardComponents: {},
-    metadata: {},
-  };
+  });
 }
 
 describe.each(sources.map((source) => [source.envId, source] as const))('oracles of %s', (_id, source) => {

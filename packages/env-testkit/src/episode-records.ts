@@ -1,4 +1,5 @@
-// Hand-built episode records for the reward tests.
+// Hand-built episode records for tests of what reads episodes (rewards, relabelling, reports):
+// every field filled with a plain default, the ones a test cares about given.
 import {
   EPISODE_FORMAT_VERSION,
   type Episode,
@@ -8,7 +9,7 @@ import {
 } from '@pilotrl/core';
 
 /** A generation with `promptTokens` env tokens followed by `modelTokens` model tokens. */
-export function generation(
+export function generationRecord(
   modelTokens: number,
   promptTokens = 3,
   kind: Generation['kind'] = 'act',
@@ -25,12 +26,12 @@ export function generation(
   };
 }
 
-export function turn(index: number, action: string | null, fields: Partial<Turn> = {}): Turn {
+export function turnRecord(index: number, action: string | null, fields: Partial<Turn> = {}): Turn {
   return {
     index,
     observation: `observation ${index}`,
     admissibleActions: [],
-    generations: [generation(5)],
+    generations: [generationRecord(5)],
     thought: null,
     action,
     formatError: action === null ? 'no <action> tag' : null,
@@ -42,7 +43,7 @@ export function turn(index: number, action: string | null, fields: Partial<Turn>
 }
 
 /** An episode whose turns play `actions` in order (null = a format error). */
-export function episode(actions: readonly (string | null)[], fields: Partial<Episode> = {}): Episode {
+export function episodeRecord(actions: readonly (string | null)[], fields: Partial<Episode> = {}): Episode {
   return {
     formatVersion: EPISODE_FORMAT_VERSION,
     id: 'episode-1',
@@ -55,7 +56,7 @@ export function episode(actions: readonly (string | null)[], fields: Partial<Epi
     paradigm: 'adaplan',
     task: 'Make a salad of tomato and onion.',
     initialObservation: 'The pantry holds a tomato, an onion and a carrot. There is a bowl.',
-    turns: actions.map((action, index) => turn(index, action)),
+    turns: actions.map((action, index) => turnRecord(index, action)),
     planHistory: [],
     won: false,
     terminated: false,
@@ -67,7 +68,7 @@ export function episode(actions: readonly (string | null)[], fields: Partial<Epi
   };
 }
 
-export function plan(
+export function planRevision(
   steps: string[],
   source: PlanRevision['source'] = 'external',
   turnIndex = 0,
