@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli';
 import { serve } from './commands/serve';
 import { parseConfig } from './config';
-import { startRun } from './curriculum';
+import { startRun } from './run-start';
 import { capturedIo } from './tiny-corridor.testing';
 
 const tinyConfig = {

@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { CheckpointError, ConfigError } from '@pilotrl/core';
 import { latestCheckpoint, readTrainerState } from './checkpoint';
 import type { CurriculumConfig } from './config';
-import { curriculumPhases } from './curriculum';
+import { curriculumPhases } from './phase-plan';
 import { createRunDir, readManifest, readRunConfig, runPaths } from './run-dir';
 
 /** The config keys (dotted) where `a` and `b` differ, comparing nested objects key by key. */

@@ -6,8 +6,8 @@ import { type Episode, formatPercent, InvalidArgumentError, PilotRLError, type P
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from '../config';
-import { evaluateSplits } from '../curriculum';
 import { JsonlWriter } from '../jsonl';
+import { evaluateSplits } from '../phase-eval';
 import { readRunConfig } from '../run-dir';
 import { type EvalRecord, evalRecordOf } from '../run-records';
 import { backendOption, envProviderFor } from '../runtime';

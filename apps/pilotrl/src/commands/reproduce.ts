@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { latestCheckpoint, readTrainerState } from '../checkpoint';
-import { curriculumPhases } from '../curriculum';
 import { forkRun } from '../fork';
+import { curriculumPhases } from '../phase-plan';
 import {
   describeScale,
   resultsPage,

@@ -5,7 +5,7 @@ import { arch, platform } from 'node:os';
 import { CheckpointError, hashString, InvalidArgumentError } from '@pilotrl/core';
 import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, loadConfigFile } from '../config';
-import { resumeRun, runCurriculum, startRun } from '../curriculum';
+import { runCurriculum } from '../curriculum';
 import type { EnvProvider } from '../env-providers';
 import { JsonlWriter } from '../jsonl';
 import { presetConfig } from '../presets';
@@ -20,6 +20,7 @@ import {
   sha256,
 } from '../run-dir';
 import type { EvalRecord } from '../run-records';
+import { resumeRun, startRun } from '../run-start';
 import { backendOption } from '../runtime';
 import type { CliIo } from './io';
 

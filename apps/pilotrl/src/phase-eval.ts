@@ -1,0 +1,81 @@
+// Evaluation with the current weights: each split played and summarised as eval records (plans
+// judged where the agent writes them), and the one-line summary the trainer logs after it.
+import { createVectorEnv, evaluate, type RolloutHooks } from '@pilotrl/agent';
+import { type Episode, formatPercent, type Policy } from '@pilotrl/core';
+import type { CurriculumConfig } from './config';
+import type { EnvProvider } from './env-providers';
+import { type EvalRecord, evalRecordOf } from './run-records';
+import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
+import { createPlanJudging, type PlanJudging } from './stage-rewards';
+
+export interface EvalOptions {
+  splits: readonly string[];
+  episodes: number;
+  temperature: number;
+  seed: number;
+}
+
+/** Plays each split with the current weights and summarises it as eval records. */
+export async function evaluateSplits(
+  config: CurriculumConfig,
+  provider: EnvProvider,
+  policy: { sampler(): Policy } | Policy,
+  options: EvalOptions,
+  judging: PlanJudging | undefined,
+  where: { step: number; phase: string },
+  hooks: RolloutHooks = {},
+): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
+  const sampler = 'sampler' in policy ? policy.sampler() : policy;
+  const agent = createAgent(
+    config,
+    sampler,
+    agentOptionsFor(config, { provider, temperature: options.temperature }),
+  );
+  const records: EvalRecord[] = [];
+  const episodes: Episode[] = [];
+  for (const split of options.splits) {
+    const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
+      size: Math.min(options.episodes, 32),
+    });
+    try {
+      const report = await evaluate(
+        agent,
+        { taskSource: provider.tasks, vectorEnv },
+        split,
+        { limit: options.episodes, seed: options.seed, runId: `eval-${split}-${where.step}` },
+        hooks,
+      );
+      const judgeScore =
+        judging !== undefined && config.agent.paradigm === 'adaplan'
+          ? await judging.judgePlans(report.episodeRecords)
+          : null;
+      records.push(
+        evalRecordOf(
+          report.episodeRecords,
+          { step: where.step, phase: where.phase, split, paradigm: report.paradigm },
+          judgeScore,
+        ),
+      );
+      episodes.push(...report.episodeRecords);
+    } finally {
+      await vectorEnv.close();
+    }
+  }
+  return { records, episodes };
+}
+
+/** The judge of a curriculum's evaluations: the plan stage's judge when there is one. */
+export function curriculumJudging(config: CurriculumConfig, provider: EnvProvider): PlanJudging {
+  const planStage = config.stages.find((s) => s.kind === 'plan');
+  return createPlanJudging(config, provider, planStage?.kind === 'plan' ? planStage.judge : 'reference');
+}
+
+/** Each split's success rate with its interval, as the trainer logs an evaluation. */
+export function evalSummary(records: readonly EvalRecord[]): string {
+  return records
+    .map(
+      (r) =>
+        `${r.split} ${formatPercent(r.success.rate)} [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`,
+    )
+    .join(', ');
+}

@@ -1,0 +1,37 @@
+// What a training iteration records of its episodes: their statistics under standard metric
+// names, and the light copy the episode log keeps of each.
+import { type Episode, mean } from '@pilotrl/core';
+
+/** Episode statistics under standard metric names. */
+export function episodeMetrics(episodes: readonly Episode[]): Record<string, number> {
+  const turns = episodes.flatMap((e) => e.turns);
+  const components = [...new Set(episodes.flatMap((e) => Object.keys(e.rewardComponents)))].sort();
+  return {
+    'charts/success_rate': mean(episodes.map((e) => (e.won ? 1 : 0))),
+    'charts/episodic_return': mean(episodes.map((e) => e.reward ?? e.envReturn)),
+    'charts/episode_length': mean(episodes.map((e) => e.turns.length)),
+    'charts/format_error_rate':
+      turns.length === 0 ? 0 : turns.filter((t) => t.formatError !== null).length / turns.length,
+    'charts/invalid_action_rate':
+      turns.length === 0 ? 0 : turns.filter((t) => !t.valid).length / turns.length,
+    ...Object.fromEntries(
+      components.map((c) => [`rewards/${c}`, mean(episodes.map((e) => e.rewardComponents[c] ?? 0))]),
+    ),
+  };
+}
+
+/** A copy of an episode without its token arrays, for the human-readable episode log. */
+export function lightEpisode(episode: Episode): Episode {
+  return {
+    ...episode,
+    turns: episode.turns.map((turn) => ({
+      ...turn,
+      generations: turn.generations.map(({ allowedTokenIds: _allowed, ...g }) => ({
+        ...g,
+        tokenIds: [],
+        lossMask: [],
+        logprobs: [],
+      })),
+    })),
+  };
+}

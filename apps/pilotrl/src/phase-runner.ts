@@ -1,0 +1,26 @@
+// The contract between the curriculum loop and the phases it runs: what a run gives a phase
+// (config, run directory, env provider, the policy it trains, where to report) and what a phase
+// gives back each iteration (its metrics and episodes).
+import type { Episode, Rng } from '@pilotrl/core';
+import type { TfjsPolicy } from '@pilotrl/policy-tfjs';
+import type { CurriculumConfig } from './config';
+import type { EnvProvider } from './env-providers';
+import type { ProgressStream } from './progress';
+
+export interface RunContext {
+  config: CurriculumConfig;
+  runDir: string;
+  provider: EnvProvider;
+  policy: TfjsPolicy;
+  /** Writes a status line (checkpoints, evals) to the user. */
+  log: (line: string) => void;
+  progress: ProgressStream;
+}
+
+export interface PhaseRunner {
+  iterate(rng: Rng, iteration: number): Promise<{ metrics: Record<string, number>; episodes: Episode[] }>;
+  close(): Promise<void>;
+  /** What the phase carries from one iteration to the next, for mid-phase checkpoints. */
+  exportState?(): unknown;
+  importState?(state: unknown): void;
+}

@@ -1,0 +1,68 @@
+// The SFT warm start: the oracle's demonstrations on training tasks, then supervised steps on
+// random batches of them under a warmup-cosine learning rate, `stepsPerIteration` an iteration.
+import { ConfigError, type Datum, mean } from '@pilotrl/core';
+import { sftDatum, sftStep, type TfjsPolicy, warmupCosine } from '@pilotrl/policy-tfjs';
+import type { Demonstration } from './demonstrations';
+import type { PhaseRunner, RunContext } from './phase-runner';
+import { demonstrationsFor } from './runtime';
+
+export async function sftRunner(context: RunContext): Promise<PhaseRunner> {
+  const { config, provider, policy } = context;
+  const sft = config.sft!;
+  context.log(
+    `sft: playing ${sft.demonstrations} ${config.env.trainSplit} tasks with the oracle for demonstrations`,
+  );
+  const { demonstrations, won, tasks } = await demonstrationsFor(
+    config,
+    provider,
+    sft.demonstrations,
+    policy.sampler(),
+  );
+  context.log(
+    `sft: ${demonstrations.length} demonstration turns from the ${won} of ${tasks} tasks the oracle won`,
+  );
+  if (demonstrations.length === 0) {
+    throw new ConfigError(
+      `none of ${tasks} oracle demonstrations of "${config.env.id}" fit the agent's budget; raise env.maxSteps or the context length`,
+    );
+  }
+  const schedule = warmupCosine({
+    peak: sft.learningRate,
+    warmupSteps: sft.warmupSteps,
+    totalSteps: sft.steps,
+  });
+  return {
+    async iterate(rng, iteration) {
+      const losses: number[] = [];
+      let tokens = 0;
+      const first = iteration * sft.stepsPerIteration;
+      const last = Math.min(sft.steps, first + sft.stepsPerIteration);
+      for (let step = first; step < last; step++) {
+        const batch = Array.from(
+          { length: sft.batchSize },
+          () => demonstrations[rng.int(demonstrations.length)]!,
+        );
+        const datums = batch.map((demo) => demonstrationDatum(policy, demo));
+        const result = await sftStep(policy, datums, { learningRate: schedule(step) });
+        tokens += result.tokens;
+        losses.push(result.loss);
+      }
+      return {
+        metrics: {
+          'losses/sft_loss': mean(losses),
+          'charts/learning_rate': schedule(last - 1),
+          'charts/demonstrations': demonstrations.length,
+          'charts/demonstration_tasks_won': won,
+          'charts/tokens': tokens,
+        },
+        episodes: [],
+      };
+    },
+    close: async () => {},
+  };
+}
+
+/** A demonstration turn as an SFT example in the policy's tokens: its prompt, then the oracle's reply. */
+export function demonstrationDatum(policy: TfjsPolicy, demo: Demonstration): Datum {
+  return sftDatum(policy.tokenizer, { prompt: demo.messages, response: demo.reply });
+}
