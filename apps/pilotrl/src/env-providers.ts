@@ -1,7 +1,7 @@
 // The one env registry: the envs a curriculum can name (`env.id` in a config), each a factory for
 // fresh envs plus the task source with its splits and oracle, and what else the env offers (state
-// view, hindsight, plan steps, demonstrator). Pre-filled with ALFWorld and the testkit's toy envs;
-// an env package registers nothing itself, so a new env is added here.
+// view, hindsight, plan steps, demonstrator). Pre-filled with ALFWorld, Maze, TextCraft, Wordle and
+// the testkit's toy envs; an env package registers nothing itself, so a new env is added here.
 import {
   createRegistry,
   type Demonstrator,
@@ -22,7 +22,21 @@ import {
   createDirectoryTaskSource,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
+import { createMazeEnv, MAZE_ENV_ID, mazePlanSteps, mazeTasks } from '@pilotrl/env-maze';
 import { testkitEnvs } from '@pilotrl/env-testkit';
+import {
+  createTextcraftEnv,
+  createTextcraftTasks,
+  TEXTCRAFT_ENV_ID,
+  textcraftPlanSteps,
+  worldOptionsSchema,
+} from '@pilotrl/env-textcraft';
+import {
+  createWordleEnv,
+  createWordleTasks,
+  WORDLE_ENV_ID,
+  wordleTaskConfigSchema,
+} from '@pilotrl/env-wordle';
 
 export interface EnvProvider {
   readonly envId: string;
@@ -90,6 +104,34 @@ envProviders.register(ALFWORLD_ENV_ID, (options) => {
     ),
   };
 });
+
+/** The options among `options` that a task source's schema (one with a `shape`) knows. */
+function optionsFor(schema: { shape: object }, options: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(options).filter(([key]) => Object.hasOwn(schema.shape, key)));
+}
+
+/** Maze: LMRL-Gym's one layout, its splits the start positions. */
+envProviders.register(MAZE_ENV_ID, () => ({
+  envId: MAZE_ENV_ID,
+  createEnv: (options) => createMazeEnv(options),
+  planSteps: mazePlanSteps,
+  tasks: mazeTasks,
+}));
+
+/** TextCraft: the built-in generated recipe world, or `options.recipesDir` (Minecraft's recipe files). */
+envProviders.register(TEXTCRAFT_ENV_ID, (options) => ({
+  envId: TEXTCRAFT_ENV_ID,
+  createEnv: (envOptions) => createTextcraftEnv(envOptions),
+  planSteps: textcraftPlanSteps,
+  tasks: withCachedOracle(createTextcraftTasks(optionsFor(worldOptionsSchema, options))),
+}));
+
+/** Wordle: LMRL-Gym's game; `options.vocabulary` and `options.secret` pick the word list and the rules. */
+envProviders.register(WORDLE_ENV_ID, (options) => ({
+  envId: WORDLE_ENV_ID,
+  createEnv: (envOptions) => createWordleEnv(envOptions),
+  tasks: withCachedOracle(createWordleTasks(optionsFor(wordleTaskConfigSchema, options))),
+}));
 
 for (const env of testkitEnvs) {
   envProviders.register(env.envId, () => ({
