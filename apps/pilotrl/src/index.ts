@@ -1,2 +1,10 @@
-export * from './config';
-export * from './presets';
+// The pilotrl app as a library: its curriculum config (schema, parsing, files) and its presets.
+export {
+  type CurriculumConfig,
+  type CurriculumConfigInput,
+  curriculumConfigSchema,
+  loadConfigFile,
+  parseConfig,
+  type StageConfig,
+} from './config';
+export { presetConfig, presets } from './presets';

@@ -70,4 +70,12 @@ export {
   sceneOfTaskId,
 } from './task-source';
 export { parseGrammarFile } from './twl2';
-export * from './vocabulary';
+export {
+  objectTypes,
+  type RoomType,
+  receptacleTypes,
+  roomTypes,
+  type TaskType,
+  taskTypes,
+  unseenFloorPlans,
+} from './vocabulary';
