@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, PilotRLError } from '@pilotrl/core';
 import { BACKEND_ORDER, parseBackendChoice } from '@pilotrl/policy-tfjs';
 import { Command, CommanderError, Option } from 'commander';
-import { evalCommand } from './commands/eval';
+import { type EvalOptions, evalCommand } from './commands/eval';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
 import { reproduce } from './commands/reproduce';
@@ -68,22 +68,8 @@ interface TrainFlags {
   backend?: ReturnType<typeof parseBackendChoice>;
   report: boolean;
 }
-interface EvalFlags {
-  checkpoint?: string;
-  baseUrl?: string;
-  model?: string;
-  apiKeyEnv?: string;
-  config?: string;
-  paradigm?: 'adaplan' | 'react';
-  splits?: string[];
-  episodes?: number;
-  env?: string;
-  backend?: ReturnType<typeof parseBackendChoice>;
-  out?: string;
-  timeout?: number;
-  maxRetries?: number;
-  maxConcurrency?: number;
-}
+/** `eval`'s flags: its options, with `--timeout` for `timeoutSeconds`. */
+type EvalFlags = Omit<EvalOptions, 'timeoutSeconds'> & { timeout?: number };
 interface PlayFlags {
   env: string;
   split: string;
@@ -182,26 +168,8 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     .addOption(
       integerOption('--max-concurrency <n>', 'for --base-url: requests in flight (default 8)', 1, 1024),
     )
-    .action(async (flags: EvalFlags) => {
-      await evalCommand(
-        given({
-          checkpoint: flags.checkpoint,
-          baseUrl: flags.baseUrl,
-          model: flags.model,
-          apiKeyEnv: flags.apiKeyEnv,
-          config: flags.config,
-          paradigm: flags.paradigm,
-          splits: flags.splits,
-          episodes: flags.episodes,
-          env: flags.env,
-          backend: flags.backend,
-          out: flags.out,
-          timeoutSeconds: flags.timeout,
-          maxRetries: flags.maxRetries,
-          maxConcurrency: flags.maxConcurrency,
-        }),
-        io,
-      );
+    .action(async ({ timeout, ...flags }: EvalFlags) => {
+      await evalCommand(given({ ...flags, timeoutSeconds: timeout }), io);
     });
 
   cli
