@@ -66,22 +66,37 @@ export interface VectorEnv {
 /** What every env answers to a step after its episode ended. */
 export const EPISODE_OVER_OBSERVATION = 'The episode is over. Call reset() to start a new one.';
 
-/**
- * The result of a step taken after the episode ended: the final result again, with the episode-over
- * observation, no reward, nothing admissible, and `valid: false`. One answer for every env, so a
- * runner that steps once too often sees the same thing everywhere.
- */
-export function afterEpisodeEnd(last: StepResult): StepResult {
-  return {
-    ...last,
-    observation: EPISODE_OVER_OBSERVATION,
-    admissibleActions: [],
-    reward: 0,
-    info: { ...last.info, valid: false },
-  };
+/** What every episodic env keeps of its episode: the steps taken and the last result. */
+export interface EpisodeProgress {
+  steps: number;
+  last: StepResult;
 }
 
-/** The error an env throws when `step` is called before any `reset`. */
-export function stepBeforeResetError(envId: string): EnvError {
-  return new EnvError(`${envId}: step() was called before reset(); call reset({ seed }) first.`);
+/**
+ * One `step` of an episodic env, with the parts every env shares: a step before any `reset` is an
+ * `EnvError`; a step after the episode ended gets the episode-over answer (the final result again,
+ * no reward, nothing admissible, `valid: false`); otherwise the step is counted, `advance` plays
+ * `command` (the action, or '' when a caller passed something else) and its result becomes `last`.
+ */
+export function stepEpisode<E extends EpisodeProgress>(
+  envId: string,
+  episode: E | undefined,
+  action: unknown,
+  advance: (episode: E, command: string) => StepResult,
+): StepResult {
+  if (episode === undefined) {
+    throw new EnvError(`${envId}: step() was called before reset(); call reset({ seed }) first.`);
+  }
+  if (episode.last.terminated || episode.last.truncated) {
+    return {
+      ...episode.last,
+      observation: EPISODE_OVER_OBSERVATION,
+      admissibleActions: [],
+      reward: 0,
+      info: { ...episode.last.info, valid: false },
+    };
+  }
+  episode.steps += 1;
+  episode.last = advance(episode, typeof action === 'string' ? action : '');
+  return episode.last;
 }

@@ -1,14 +1,14 @@
 // @pilotrl/core: the contracts every other package meets at, and the few utilities they all share.
 export type { ChatModel, ChatModelReply, ChatModelRequest } from './chat-model';
 export {
-  afterEpisodeEnd,
   type EnvInfo,
   EPISODE_OVER_OBSERVATION,
+  type EpisodeProgress,
   envInfoSchema,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
-  stepBeforeResetError,
+  stepEpisode,
   stepResultSchema,
   type TextEnv,
   type VectorEnv,

@@ -3,13 +3,12 @@
 
 import { join } from 'node:path';
 import {
-  afterEpisodeEnd,
   type EnvInfo,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
-  stepBeforeResetError,
+  stepEpisode,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -80,15 +79,12 @@ export class AlfworldEnv implements TextEnv {
   }
 
   async step(action: string): Promise<StepResult> {
-    const episode = this.episode;
-    if (episode === undefined) throw stepBeforeResetError(ALFWORLD_ENV_ID);
-    if (episode.last.terminated || episode.last.truncated) return afterEpisodeEnd(episode.last);
-    const { feedback, valid } = episode.engine.step(typeof action === 'string' ? action : '');
-    episode.steps++;
-    const won = episode.engine.won();
-    const truncated = !won && episode.steps >= this.config.maxSteps;
-    episode.last = this.result(feedback, episode.engine, won, valid, truncated, episode.taskId, episode);
-    return episode.last;
+    return stepEpisode(ALFWORLD_ENV_ID, this.episode, action, (episode, command) => {
+      const { feedback, valid } = episode.engine.step(command);
+      const won = episode.engine.won();
+      const truncated = !won && episode.steps >= this.config.maxSteps;
+      return this.result(feedback, episode.engine, won, valid, truncated, episode.taskId, episode);
+    });
   }
 
   async close(): Promise<void> {

@@ -2,13 +2,12 @@
 // of the new cell after each step, `Success\n` (reward 1) on the goal, `Failure\n` (reward -1) past
 // LMRL-Gym's 50 steps, and PilotRL's own step limit reported as truncated.
 import {
-  afterEpisodeEnd,
   InvalidArgumentError,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
-  stepBeforeResetError,
+  stepEpisode,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -114,27 +113,14 @@ export function createMazeEnv(config?: MazeConfig): TextEnv {
       return fresh.last;
     },
     async step(action: string) {
-      const current = episode;
-      if (current === undefined) {
-        throw stepBeforeResetError('maze');
-      }
-      const { last } = current;
-      if (last.terminated || last.truncated) return afterEpisodeEnd(last);
-      current.steps += 1;
-      const command = typeof action === 'string' ? action : '';
-      const valid = isMazeAction(command);
-      if (current.engineSteps >= MAZE_ENGINE_STEPS) {
-        current.last = result(current, 'Failure\n', valid, -1, 'lost');
-        return current.last;
-      }
-      current.position = move(current.position, command);
-      if (sameCell(current.position, GOAL)) {
-        current.last = result(current, 'Success\n', valid, 1, 'won');
-        return current.last;
-      }
-      current.engineSteps += 1;
-      current.last = result(current, describe(current.position), valid, 0);
-      return current.last;
+      return stepEpisode(MAZE_ENV_ID, episode, action, (current, command) => {
+        const valid = isMazeAction(command);
+        if (current.engineSteps >= MAZE_ENGINE_STEPS) return result(current, 'Failure\n', valid, -1, 'lost');
+        current.position = move(current.position, command);
+        if (sameCell(current.position, GOAL)) return result(current, 'Success\n', valid, 1, 'won');
+        current.engineSteps += 1;
+        return result(current, describe(current.position), valid, 0);
+      });
     },
     async close() {
       episode = undefined;

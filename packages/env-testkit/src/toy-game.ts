@@ -1,7 +1,6 @@
 // The engine the three toy envs share: task ids and splits, the reset/step contract, step limits,
 // inadmissible actions and the task source. Each toy env only describes its game as a `ToyGame`.
 import {
-  afterEpisodeEnd,
   createRng,
   InvalidArgumentError,
   type OracleSolution,
@@ -10,7 +9,7 @@ import {
   type Rng,
   resetOptionsSchema,
   type StepResult,
-  stepBeforeResetError,
+  stepEpisode,
   type TaskRef,
   type TaskSource,
   type TextEnv,
@@ -134,27 +133,22 @@ export function createToyEnv<State>(game: ToyGame<State>, config?: ToyEnvConfig)
       return episode.last;
     },
     async step(action: string) {
-      if (episode === undefined) {
-        throw stepBeforeResetError(game.envId);
-      }
-      if (episode.last.terminated || episode.last.truncated) return afterEpisodeEnd(episode.last);
-      episode.steps += 1;
-      const command = typeof action === 'string' ? normaliseCommand(action) : '';
-      const truncated = episode.steps >= maxSteps;
-      if (!game.admissible(episode.state).includes(command)) {
-        episode.last = result(INVALID_ACTION_OBSERVATION, { valid: false, truncated });
-        return episode.last;
-      }
-      const outcome = game.apply(episode.state, command);
-      episode.won = outcome.end === 'won';
-      const terminated = outcome.end !== undefined;
-      episode.last = result(outcome.observation, {
-        valid: true,
-        reward: episode.won ? 1 : 0,
-        terminated,
-        truncated: truncated && !terminated,
+      return stepEpisode(game.envId, episode, action, (current, raw) => {
+        const command = normaliseCommand(raw);
+        const truncated = current.steps >= maxSteps;
+        if (!game.admissible(current.state).includes(command)) {
+          return result(INVALID_ACTION_OBSERVATION, { valid: false, truncated });
+        }
+        const outcome = game.apply(current.state, command);
+        current.won = outcome.end === 'won';
+        const terminated = outcome.end !== undefined;
+        return result(outcome.observation, {
+          valid: true,
+          reward: current.won ? 1 : 0,
+          terminated,
+          truncated: truncated && !terminated,
+        });
       });
-      return episode.last;
     },
     async close() {
       episode = undefined;

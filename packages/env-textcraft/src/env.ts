@@ -3,12 +3,11 @@
 // (AgentGym's 20 rounds by default) reported as truncated. The admissible actions, which TextCraft
 // itself has not, are the commands that would succeed now.
 import {
-  afterEpisodeEnd,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
-  stepBeforeResetError,
+  stepEpisode,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -139,16 +138,10 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextEnv {
       return fresh.last;
     },
     async step(action: string) {
-      const current = episode;
-      if (current === undefined) {
-        throw stepBeforeResetError('textcraft');
-      }
-      const { last } = current;
-      if (last.terminated || last.truncated) return afterEpisodeEnd(last);
-      current.steps += 1;
-      const step = current.start.game.step(typeof action === 'string' ? action : '');
-      current.last = result(current, step.observation, step.executed, step.reward === 1);
-      return current.last;
+      return stepEpisode(TEXTCRAFT_ENV_ID, episode, action, (current, command) => {
+        const step = current.start.game.step(command);
+        return result(current, step.observation, step.executed, step.reward === 1);
+      });
     },
     async close() {
       episode = undefined;

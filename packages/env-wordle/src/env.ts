@@ -1,12 +1,11 @@
 // The Wordle TextEnv: LMRL-Gym's game with AgentGym's observation text (`b y g g b\n`,
 // `invalid word`), reward 1 for a solved word and 0 otherwise, and a step limit reported as truncated.
 import {
-  afterEpisodeEnd,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
-  stepBeforeResetError,
+  stepEpisode,
   type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -98,15 +97,10 @@ export function createWordleEnv(config?: WordleConfig): TextEnv {
       return episode.last;
     },
     async step(action: string) {
-      if (episode === undefined) {
-        throw stepBeforeResetError('wordle');
-      }
-      const { last, game, taskId } = episode;
-      if (last.terminated || last.truncated) return afterEpisodeEnd(last);
-      episode.steps += 1;
-      const outcome = game.guess(typeof action === 'string' ? action : '');
-      episode.last = result(outcome.observation, outcome.valid, game, taskId, episode.steps);
-      return episode.last;
+      return stepEpisode(WORDLE_ENV_ID, episode, action, ({ game, taskId, steps }, command) => {
+        const outcome = game.guess(command);
+        return result(outcome.observation, outcome.valid, game, taskId, steps);
+      });
     },
     async close() {
       episode = undefined;
