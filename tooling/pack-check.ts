@@ -39,6 +39,7 @@ interface Packed {
 /** Packages whose published files carry third-party data, and the notice that must ship with them. */
 const thirdPartyNotices: Record<string, string> = {
   '@pilotrl/env-alfworld': 'THIRD_PARTY_NOTICES.md',
+  '@pilotrl/env-babyai': 'THIRD_PARTY_NOTICES.md',
   '@pilotrl/env-maze': 'THIRD_PARTY_NOTICES.md',
   '@pilotrl/env-textcraft': 'THIRD_PARTY_NOTICES.md',
   '@pilotrl/env-wordle': 'THIRD_PARTY_NOTICES.md',

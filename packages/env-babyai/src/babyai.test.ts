@@ -1,0 +1,63 @@
+import { checkEnv } from '@pilotrl/env-testkit/vitest';
+import { describe, expect, it } from 'vitest';
+import { AgentGymBabyAI } from './agentgym';
+import { babyaiLevel, babyaiSplitSize, babyaiTasks, createBabyaiEnv } from './index';
+
+checkEnv(() => createBabyaiEnv(), {
+  resets: [{ seed: 0 }, { seed: 1 }, { seed: 2, taskId: 'valid_unseen-2' }],
+  stepLimit: { maxSteps: 4, create: () => createBabyaiEnv({ maxSteps: 4 }) },
+  taskSource: babyaiTasks,
+});
+
+describe('babyai', () => {
+  it('wins a task with the oracle, with a reward of 1 - 0.9 * primitive steps / max steps', async () => {
+    const env = createBabyaiEnv();
+    const [task] = await babyaiTasks.tasks('train', { limit: 1 });
+    const { actions } = await babyaiTasks.oracle(task!);
+    let result = await env.reset(task!);
+    expect(result.observation).toMatch(/^Your goal: go to the red ball\n/);
+    for (const action of actions) result = await env.step(action);
+    expect(result.info.won).toBe(true);
+    expect(result.observation).toContain('\n The task is completed.');
+    expect(result.reward).toBe(1 - 0.9 * (9 / 64)); // 9 primitives of 64 allowed
+  });
+
+  it('answers unknown and empty commands as AgentGym does, without a step of the game', async () => {
+    const env = createBabyaiEnv({ dialect: 'agenttraj' });
+    await env.reset({ seed: 0 });
+    expect((await env.step('pick up red ball 1')).observation).toBe(
+      'The action is not recognized. Please check valid actions.',
+    );
+    expect((await env.step('   ')).observation).toBe('No change in state.');
+    const listing = await env.step('Check');
+    expect(listing.observation).toMatch(/^You can take the following actions: turn left, turn right, /);
+    expect(listing.info.valid).toBe(true);
+  });
+
+  it('wins every winnable task of every split with the oracle, within 20 commands', async () => {
+    const wins: Record<string, number> = {};
+    for (const split of babyaiTasks.splits()) {
+      const tasks = await babyaiTasks.tasks(split);
+      expect(tasks).toHaveLength(babyaiSplitSize(split));
+      wins[split] = 0;
+      for (const task of tasks) {
+        const { actions } = await babyaiTasks.oracle(task);
+        const game = new AgentGymBabyAI(babyaiLevel(task.seed));
+        expect(actions.length, task.taskId).toBeLessThanOrEqual(20);
+        if (actions.length > 0 && actions.map((action) => game.step(action).done).at(-1)) wins[split] += 1;
+      }
+    }
+    // The 3 train tasks missed cannot be won at all: GoToImpUnlock seeds 6, 14 and 35 (data indices
+    // 246, 566, 1406) put the target in the locked room and the only key of its door in there too
+    // (Minigrid v2.3.1 compares room indices with `is`, so "a different room" is not enforced);
+    // no cell next to the target can be reached from the agent's start.
+    expect(wins).toEqual({ train: 807, valid_seen: 90, valid_unseen: 60 });
+  }, 300_000);
+
+  it('refuses a task id outside a split with the sizes of the splits', async () => {
+    const env = createBabyaiEnv();
+    await expect(env.reset({ seed: 0, taskId: 'valid_seen-90' })).rejects.toThrow(/valid_seen \(90\)/);
+    await expect(env.reset({ seed: 0, taskId: 'test-1' })).rejects.toMatchObject({ name: 'NotFoundError' });
+    await expect(env.reset({ seed: 0, taskId: 'babyai_99999' })).rejects.toThrow(/not shipped/);
+  });
+});
