@@ -80,14 +80,18 @@ function publishablePackages(): { dir: string; pkg: PackageJson }[] {
 }
 
 function listTarball(tarball: string): string[] {
-  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
     .split('\n')
     .filter(Boolean)
     .map((path) => path.replace(/^package\//, ''));
 }
 
 function readFromTarball(tarball: string, path: string): string {
-  return execFileSync('tar', ['-xzOf', tarball, `package/${path}`], { encoding: 'utf8' });
+  // A bundle with data inside (env-babyai's levels) is larger than execFileSync's default 1 MiB buffer.
+  return execFileSync('tar', ['-xzOf', tarball, `package/${path}`], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
 }
 
 /** What the published package.json and file list must look like. */
