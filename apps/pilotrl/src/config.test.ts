@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile, modelDimensions, parseConfig } from './config';
+import { envCurricula, loadConfigFile, modelDimensions, parseConfig } from './config';
 import { presetConfig, presets } from './presets';
 import { readRunConfig } from './run-dir';
 
@@ -33,7 +33,7 @@ function problems(value: unknown): string {
 describe('curriculum config', () => {
   it('fills defaults: the built-in ALFWorld generator, AdaPlan, PilotRL clip settings', () => {
     const config = parseConfig(minimal);
-    expect(config.env.id).toBe('alfworld');
+    expect(config.env).toMatchObject({ id: 'alfworld' });
     expect(config.agent.paradigm).toBe('adaplan');
     expect(config.stages[0]!.loss).toMatchObject({
       clipLow: 0.2,
@@ -288,4 +288,103 @@ describe('sizes a run cannot hold', () => {
       expect(presetConfig(name).name).toBe(name);
     },
   );
+});
+
+describe('env mixture', () => {
+  const mixture = (envs: unknown[], rest: object = {}) => ({ ...minimal, env: { mixture: envs }, ...rest });
+  const corridor = { id: 'testkit/corridor', weight: 2, maxSteps: 4 };
+  const keyDoor = { id: 'testkit/key-door', weight: 1 };
+
+  it('gives each env its weight and its single-env settings, the single form unchanged', () => {
+    const config = parseConfig(mixture([corridor, keyDoor]));
+    expect(envCurricula(config).map(({ id, weight, config }) => [id, weight, config.env])).toEqual([
+      ['testkit/corridor', 2, { id: 'testkit/corridor', options: {}, trainSplit: 'train', maxSteps: 4 }],
+      ['testkit/key-door', 1, { id: 'testkit/key-door', options: {}, trainSplit: 'train', maxSteps: 30 }],
+    ]);
+    expect(parseConfig(minimal).env).toEqual({
+      id: 'alfworld',
+      options: {},
+      trainSplit: 'train',
+      maxSteps: 30,
+    });
+    expect(envCurricula(parseConfig(minimal))).toMatchObject([{ id: 'alfworld', weight: 1 }]);
+  });
+
+  it("lays an env's agent settings over the top-level agent", () => {
+    const config = parseConfig(
+      mixture([corridor, { ...keyDoor, agent: { paradigm: 'react', historyWindow: 5 } }], {
+        agent: { prompt: 'compact', historyWindow: 1 },
+      }),
+    );
+    const [first, second] = envCurricula(config);
+    expect(first!.config.agent).toMatchObject({ paradigm: 'adaplan', prompt: 'compact', historyWindow: 1 });
+    expect(second!.config.agent).toMatchObject({ paradigm: 'react', prompt: 'compact', historyWindow: 5 });
+  });
+
+  it('refuses an unknown env, a weight that is not positive, a duplicate env and a mixture of one', () => {
+    expect(problems(mixture([corridor, { id: 'mase', weight: 1 }]))).toMatch(
+      /env\.mixture\.1\.id: unknown env "mase"; known: .*maze/,
+    );
+    expect(problems(mixture([corridor, { ...keyDoor, weight: 0 }]))).toContain(
+      'env.mixture.1.weight: must be above 0 (got 0)',
+    );
+    expect(problems(mixture([corridor, { ...keyDoor, weight: -1 }]))).toContain('must be above 0 (got -1)');
+    expect(problems(mixture([corridor, { ...corridor, weight: 1 }]))).toContain(
+      'env.mixture.1.id: env "testkit/corridor" appears twice',
+    );
+    expect(problems(mixture([corridor]))).toContain('env.mixture: a mixture needs at least two envs');
+    expect(problems(mixture([corridor, { id: 'testkit/key-door' }]))).toContain('env.mixture.1.weight');
+  });
+
+  it('names misplaced keys in either form', () => {
+    expect(problems(mixture([corridor, { ...keyDoor, weigth: 1 }]))).toContain(
+      'env.mixture.1: unknown key "weigth"',
+    );
+    expect(problems(mixture([corridor, { ...keyDoor, agent: { paradgm: 'react' } }]))).toContain(
+      'env.mixture.1.agent: unknown key "paradgm"',
+    );
+    expect(problems({ ...minimal, env: { id: 'alfworld', weight: 1 } })).toContain(
+      'env: unknown key "weight"',
+    );
+    expect(problems({ ...minimal, env: { id: 'alfworld', mixture: [corridor, keyDoor] } })).toContain(
+      'env: unknown key "id"',
+    );
+  });
+
+  it("checks each env's agent, naming the env", () => {
+    const planned = {
+      agent: { paradigm: 'adaplan', actionSpace: 'choice', plan: 'steps' },
+      stages: [
+        { ...minimal.stages[0], kind: 'follow', rewards: { outcome: 1 }, algorithm: 'expert-iteration' },
+      ],
+      sft: { demonstrations: 2, steps: 2, learningRate: 1e-3 },
+    };
+    // A ReAct env of the mixture needs the plan steps off; then it plays stage 1 without plans.
+    expect(problems(mixture([corridor, { ...keyDoor, agent: { paradigm: 'react' } }], planned))).toContain(
+      'agent.plan: env "testkit/key-door": plan steps are AdaPlan plans',
+    );
+    expect(() =>
+      parseConfig(
+        mixture([corridor, { ...keyDoor, agent: { paradigm: 'react', plan: 'free-text' } }], planned),
+      ),
+    ).not.toThrow();
+    expect(
+      problems(
+        mixture(
+          [
+            { ...corridor, agent: { paradigm: 'react', plan: 'free-text' } },
+            { ...keyDoor, agent: { paradigm: 'react', plan: 'free-text' } },
+          ],
+          planned,
+        ),
+      ),
+    ).toContain('stage "follow" trains plans, but agent.paradigm is "react" for every env');
+  });
+
+  it('bounds the rollout memory by the longest episodes of the mixture', () => {
+    const huge = { ...minimal.stages[0], tasksPerIteration: 100000, groupSize: 64 };
+    expect(problems(mixture([corridor, { ...keyDoor, maxSteps: 1000 }], { stages: [huge] }))).toContain(
+      'env.maxSteps 1000',
+    );
+  });
 });

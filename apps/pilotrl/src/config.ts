@@ -6,6 +6,7 @@ import { extname } from 'node:path';
 import { ConfigError, describeIssues, printable } from '@pilotrl/core';
 import { parseDocument, Parser as YamlParser } from 'yaml';
 import { z } from 'zod';
+import { envProviders } from './env-providers';
 import {
   keyLimits,
   MIN_CONTEXT_LENGTH,
@@ -118,6 +119,80 @@ export const agentConfigSchema = strict({
   maxPlanSteps: positiveInt.default(20),
   maxActionTokens: positiveInt.default(32),
 });
+
+export type AgentConfig = z.output<typeof agentConfigSchema>;
+
+/** The agent settings one env of a mixture changes, all optional: the others are the top-level `agent`'s. */
+const agentOverrideSchema = strict(
+  Object.fromEntries(
+    Object.entries(agentConfigSchema.shape).map(([key, field]) => [
+      key,
+      (field instanceof z.ZodDefault ? field.unwrap() : field).optional(),
+    ]),
+  ),
+) as unknown as z.ZodType<Partial<AgentConfig>, Partial<z.input<typeof agentConfigSchema>>>;
+
+/** One env of a mixture: the single-env fields (the id required), its weight and its agent settings. */
+export const mixtureEnvSchema = strict({
+  /** Registry id of the env; each env appears once. */
+  id: z
+    .string()
+    .min(1)
+    .refine((id) => envProviders.has(id), {
+      error: (issue) =>
+        `unknown env "${printable(String(issue.input), 40)}"; known: ${envProviders.ids().join(', ')}`,
+    }),
+  /** Share of the training tasks, demonstrations and tokenizer corpus (relative to the others' weights). */
+  weight: z
+    .number()
+    .refine(Number.isFinite, 'must be finite')
+    .refine((weight) => weight > 0, { error: (issue) => `must be above 0 (got ${issue.input})` }),
+  options: envConfigSchema.shape.options,
+  trainSplit: envConfigSchema.shape.trainSplit,
+  maxSteps: envConfigSchema.shape.maxSteps,
+  /** Agent settings for this env only (e.g. `paradigm: react` where the env has no plan steps). */
+  agent: agentOverrideSchema.optional(),
+});
+
+/** Several envs trained at once, as the paper trains one policy on its mixture of envs. */
+export const envMixtureSchema = strict({
+  mixture: z
+    .array(mixtureEnvSchema)
+    .min(2, 'a mixture needs at least two envs; for one, give env: { id, ... }')
+    .superRefine((envs, context) => {
+      envs.forEach((env, index) => {
+        if (envs.findIndex((other) => other.id === env.id) < index) {
+          context.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `env "${env.id}" appears twice; give each env once, with the sum of the weights`,
+          });
+        }
+      });
+    }),
+});
+
+export type EnvConfig = z.output<typeof envConfigSchema>;
+export type EnvMixture = z.output<typeof envMixtureSchema>;
+type EnvSectionInput = z.input<typeof envConfigSchema> | z.input<typeof envMixtureSchema>;
+
+/**
+ * `env`: one env (`{ id, options, trainSplit, maxSteps }`), or `{ mixture: [...] }`. A mapping with a
+ * `mixture` key is read as a mixture, anything else as one env, so each form reports its own errors.
+ */
+const envSectionSchema = z
+  .custom<EnvSectionInput>(() => true)
+  .transform((value, context) => {
+    const mixture = typeof value === 'object' && value !== null && Object.hasOwn(value, 'mixture');
+    const result = (mixture ? envMixtureSchema : envConfigSchema).safeParse(value);
+    if (result.success) return result.data as EnvConfig | EnvMixture;
+    for (const issue of result.error.issues) {
+      context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    }
+    return z.NEVER;
+  });
+
+export const isMixture = (env: EnvConfig | EnvMixture): env is EnvMixture => 'mixture' in env;
 
 export const sftConfigSchema = strict({
   /** Oracle demonstrations generated from train tasks. */
@@ -240,7 +315,7 @@ export const curriculumConfigSchema = strict({
   name: z.string().min(1).default('custom'),
   /** Master seed: task order, sampling; every derived seed is recorded in the run directory. */
   seed: seed.default(1),
-  env: envConfigSchema.default(envConfigSchema.parse({})),
+  env: envSectionSchema.default(envConfigSchema.parse({})),
   policy: policyConfigSchema.default(policyConfigSchema.parse({})),
   agent: agentConfigSchema.default(agentConfigSchema.parse({})),
   /** OpenAI-compatible model used for stage-1 plans or the LLM judge. */
@@ -257,6 +332,11 @@ export const curriculumConfigSchema = strict({
 }).superRefine((config, context) => {
   const issue = (path: (string | number)[], message: string) =>
     context.addIssue({ code: 'custom', path, message });
+  // The agent each env plays: the top-level one, with a mixture env's own settings over it.
+  const agents = envCurricula(config).map(({ id, config: envConfig }) => ({
+    agent: envConfig.agent,
+    of: isMixture(config.env) ? `env "${id}": ` : '',
+  }));
   if (config.sft === undefined && config.stages.length === 0) {
     issue(['stages'], 'nothing to train: give an `sft` section, at least one stage, or both');
   }
@@ -267,8 +347,12 @@ export const curriculumConfigSchema = strict({
         issue(['stages', index, 'rewards', reward], `unknown reward; allowed: ${rewardNames.join(', ')}`);
       }
     }
-    if (stage.kind !== 'joint' && config.agent.paradigm === 'react') {
-      issue(at('kind'), `stage "${stage.kind}" trains plans, but agent.paradigm is "react"; use "joint"`);
+    // A ReAct env of a mixture plays the plan stages as joint ones; they need one env that plans.
+    if (stage.kind !== 'joint' && agents.every(({ agent }) => agent.paradigm === 'react')) {
+      issue(
+        at('kind'),
+        `stage "${stage.kind}" trains plans, but agent.paradigm is "react"${agents.length > 1 ? ' for every env' : ''}; use "joint"`,
+      );
     }
     if ('plan_adherence' in stage.rewards && stage.kind !== 'follow') {
       issue(['stages', index, 'rewards', 'plan_adherence'], 'plan adherence is a stage "follow" reward only');
@@ -285,26 +369,45 @@ export const curriculumConfigSchema = strict({
     if (!('outcome' in stage.rewards)) {
       issue(at('rewards'), 'every stage needs an `outcome` reward weight');
     }
-    if (stage.algorithm === 'expert-iteration') {
-      if (config.agent.actionSpace !== 'choice') {
+    for (const { agent, of } of agents) {
+      if (stage.algorithm === 'expert-iteration') {
+        if (agent.actionSpace !== 'choice') {
+          issue(
+            at('algorithm'),
+            `${of}expert iteration replays and shortens the commands played; it needs agent.actionSpace: choice`,
+          );
+        }
+        if (agent.paradigm === 'adaplan' && agent.plan !== 'steps') {
+          issue(
+            at('algorithm'),
+            `${of}expert iteration replays plans in the env's plan-step vocabulary, not free text: set agent.plan: steps, or use agent.paradigm: react`,
+          );
+        }
+      }
+      if (stage.kind === 'follow' && stage.planSource === 'llm' && agent.plan === 'steps') {
         issue(
-          at('algorithm'),
-          'expert iteration replays and shortens the commands played; it needs agent.actionSpace: choice',
+          at('planSource'),
+          `${of}an LLM writes free-text plans, which agent.plan: steps cannot follow; use "oracle"`,
         );
       }
-      if (config.agent.paradigm === 'adaplan' && config.agent.plan !== 'steps') {
+      const plans = agents.length === 1 || agent.paradigm === 'adaplan';
+      if (stage.kind === 'follow' && stage.planCandidates > 1 && agent.plan !== 'steps' && plans) {
         issue(
-          at('algorithm'),
-          "expert iteration replays plans in the env's plan-step vocabulary, not free text: set agent.plan: steps, or use agent.paradigm: react",
+          at('planCandidates'),
+          `${of}candidate plans are drawn in the env's plan steps; set agent.plan: steps or planCandidates: 1`,
         );
       }
-      if (stage.expertIteration.mix < 1 && config.sft === undefined) {
-        issue(
-          ['stages', index, 'expertIteration', 'mix'],
-          'mixes in demonstrations, but there is no `sft` section to take them from; add one or set mix: 1',
-        );
-      }
-    } else if (['grpo', 'rloo', 'turn-level'].includes(stage.estimator) && stage.groupSize < 2) {
+    }
+    if (stage.algorithm === 'expert-iteration' && stage.expertIteration.mix < 1 && config.sft === undefined) {
+      issue(
+        ['stages', index, 'expertIteration', 'mix'],
+        'mixes in demonstrations, but there is no `sft` section to take them from; add one or set mix: 1',
+      );
+    } else if (
+      stage.algorithm === 'policy-gradient' &&
+      ['grpo', 'rloo', 'turn-level'].includes(stage.estimator) &&
+      stage.groupSize < 2
+    ) {
       issue(
         at('groupSize'),
         `estimator "${stage.estimator}" compares samples in a group; needs groupSize >= 2`,
@@ -323,38 +426,28 @@ export const curriculumConfigSchema = strict({
     const needsLlm =
       (stage.kind === 'follow' && stage.planSource === 'llm') ||
       (stage.kind === 'plan' && stage.judge === 'llm');
-    if (stage.kind === 'follow' && stage.planSource === 'llm' && config.agent.plan === 'steps') {
-      issue(
-        at('planSource'),
-        'an LLM writes free-text plans, which agent.plan: steps cannot follow; use "oracle"',
-      );
-    }
-    if (stage.kind === 'follow' && stage.planCandidates > 1 && config.agent.plan !== 'steps') {
-      issue(
-        at('planCandidates'),
-        "candidate plans are drawn in the env's plan steps; set agent.plan: steps or planCandidates: 1",
-      );
-    }
     if (needsLlm && config.llm === undefined) {
       issue(at(stage.kind === 'follow' ? 'planSource' : 'judge'), '"llm" needs a top-level `llm` section');
     }
   });
-  if (config.agent.plan === 'steps') {
-    if (config.agent.paradigm !== 'adaplan') {
-      issue(['agent', 'plan'], 'plan steps are AdaPlan plans; agent.paradigm is "react"');
+  for (const { agent, of } of agents) {
+    if (agent.plan === 'steps') {
+      if (agent.paradigm !== 'adaplan') {
+        issue(['agent', 'plan'], `${of}plan steps are AdaPlan plans; agent.paradigm is "react"`);
+      }
+      if (agent.actionSpace !== 'choice') {
+        issue(
+          ['agent', 'plan'],
+          `${of}plan steps are written as constrained choices; set agent.actionSpace: choice too`,
+        );
+      }
     }
-    if (config.agent.actionSpace !== 'choice') {
+    if (!agent.listActions && agent.prompt !== 'compact') {
       issue(
-        ['agent', 'plan'],
-        'plan steps are written as constrained choices; set agent.actionSpace: choice too',
+        ['agent', 'listActions'],
+        `${of}only the compact prompt can leave out the admissible commands; set agent.prompt: compact`,
       );
     }
-  }
-  if (!config.agent.listActions && config.agent.prompt !== 'compact') {
-    issue(
-      ['agent', 'listActions'],
-      'only the compact prompt can leave out the admissible commands; set agent.prompt: compact',
-    );
   }
   const dims = [config.policy.dModel, config.policy.heads];
   if (dims[0] !== undefined && dims[1] !== undefined && dims[0] % dims[1] !== 0) {
@@ -373,7 +466,7 @@ export const curriculumConfigSchema = strict({
   const run = {
     model,
     baseline,
-    maxSteps: config.env.maxSteps,
+    maxSteps: Math.max(...envCurricula(config).map((env) => env.config.env.maxSteps)),
     stages: config.stages,
     evalEpisodes: config.eval.episodes,
   };
@@ -393,6 +486,25 @@ export function modelDimensions(policy: z.output<typeof policyConfigSchema>) {
     heads: policy.heads ?? base.heads,
     contextLength: policy.contextLength ?? base.contextLength,
   };
+}
+
+/** A curriculum as one of its envs plays it: that env alone, with the agent it plays. */
+export type EnvCurriculum = Omit<CurriculumConfig, 'env'> & { env: EnvConfig };
+
+/**
+ * Each env of a curriculum with its weight, as its own single-env curriculum (a mixture env's
+ * agent settings over the top-level ones). A single-env curriculum is its one env, weight 1.
+ */
+export function envCurricula(
+  config: CurriculumConfig,
+): { id: string; weight: number; config: EnvCurriculum }[] {
+  const { env } = config;
+  if (!isMixture(env)) return [{ id: env.id, weight: 1, config: { ...config, env } }];
+  return env.mixture.map(({ weight, agent, ...single }) => ({
+    id: single.id,
+    weight,
+    config: { ...config, env: single, agent: { ...config.agent, ...agent } },
+  }));
 }
 
 /** Validates a parsed config object, or throws a ConfigError listing its problems (up to 20) with their keys. */

@@ -6,7 +6,7 @@
 import { createRng, formatPercent, hashString, rngFromState } from '@pilotrl/core';
 import { saveCheckpoint, type TrainerState } from './checkpoint';
 import { expertIterationRunner } from './expert-iteration-phase';
-import { curriculumJudging, evalSummary, evaluateSplits } from './phase-eval';
+import { curriculumJudging, evalSummary, evaluateEnvs } from './phase-eval';
 import { lightEpisode } from './phase-metrics';
 import { curriculumPhases, type Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
@@ -60,14 +60,15 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     log(`checkpoint saved: ${dir} (global iteration ${state.globalIteration})`);
   };
 
-  const judging = curriculumJudging(config, context.provider);
+  const judged = context.envs.map((env) => ({
+    ...env,
+    judging: curriculumJudging(env.config, env.provider),
+  }));
   const runEval = async (phase: Phase) => {
-    const { records } = await evaluateSplits(
-      config,
-      context.provider,
+    const { records } = await evaluateEnvs(
+      judged,
       policy,
       { ...config.eval, seed: evalSeed },
-      judging,
       { step: state.globalIteration, phase: phase.name },
     );
     for (const record of records) logs.evals.append(record);

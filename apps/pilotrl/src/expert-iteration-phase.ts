@@ -3,26 +3,34 @@
 // plan-step agent's with the plan of the replayed commands, written or provided as the stage has
 // it), then SFT on them mixed with the warm start's demonstrations.
 import { createVectorEnv, relabelEpisodes, replayScripts } from '@pilotrl/agent';
+import type { Datum } from '@pilotrl/core';
 import { createExpertIteration } from '@pilotrl/optim';
 import { sftDatum, sftStep } from '@pilotrl/policy-tfjs';
 import type { Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
-import { demonstrationsFor, envOptionsFor } from './runtime';
+import { envOptionsFor, runDemonstrations } from './runtime';
 import { demonstrationDatum } from './sft-phase';
 import { createStageRollouts, stageMetrics } from './stage-rollout';
 
 export async function expertIterationRunner(context: RunContext, phase: Phase): Promise<PhaseRunner> {
-  const { config, provider, policy } = context;
+  const { config, envs, policy } = context;
   const stage = phase.stage!;
   const settings = stage.expertIteration;
   const rollouts = createStageRollouts(context, phase);
-  const replayEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 1 });
-  const relabelEnv = provider.createEnv(envOptionsFor(config));
+  const replayers = new Map(
+    envs.map((env) => [
+      env,
+      {
+        replayEnv: createVectorEnv(() => env.provider.createEnv(envOptionsFor(env.config)), { size: 1 }),
+        relabelEnv: env.provider.createEnv(envOptionsFor(env.config)),
+      },
+    ]),
+  );
   const demonstrations =
     settings.mix < 1 && config.sft !== undefined
-      ? (
-          await demonstrationsFor(config, provider, config.sft.demonstrations, policy.sampler())
-        ).demonstrations.map((demo) => demonstrationDatum(policy, demo))
+      ? (await runDemonstrations(envs, config.sft.demonstrations, policy.sampler()))
+          .flatMap((env) => env.demonstrations)
+          .map((demo) => demonstrationDatum(policy, demo))
       : [];
   const iteration = createExpertIteration(
     {
@@ -37,23 +45,27 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
   return {
     async iterate(rng, index) {
       const played = await rollouts.play(rng, index);
-      const { agent, episodes } = played;
-      // The rollout's rewards are recorded (and the plan stage's judge score reported); what is kept is the wins and the goals reached.
-      const { scripts, ...report } = await relabelEpisodes(episodes, {
-        env: relabelEnv,
-        ...(settings.hindsight && provider.hindsight !== undefined ? { hindsight: provider.hindsight } : {}),
-        rng,
-      });
-      const replays = await replayScripts(agent, replayEnv, provider.envId, scripts);
-      const datums = (source: 'shortcut' | 'hindsight') =>
-        replays
-          .filter((_, i) => scripts[i]!.source === source)
-          .flatMap((replay) => replay.examples)
-          .map((example) => sftDatum(policy.tokenizer, example));
-      const { metrics } = await iteration.step(policy, {
-        kept: { won: datums('shortcut'), hindsight: datums('hindsight') },
-        demonstrations,
-      });
+      const kept = { won: [] as Datum[], hindsight: [] as Datum[] };
+      const report = { wonGroups: 0, hindsightGroups: 0, unreachedGroups: 0, unreplayableGoals: 0 };
+      // Each env's groups are relabelled and replayed by its own env and agent.
+      for (const { env, agent, episodes } of played.played) {
+        const { replayEnv, relabelEnv } = replayers.get(env)!;
+        // The rollout's rewards are recorded (and the plan stage's judge score reported); what is kept is the wins and the goals reached.
+        const { scripts, ...relabelled } = await relabelEpisodes(episodes, {
+          env: relabelEnv,
+          ...(settings.hindsight && env.provider.hindsight !== undefined
+            ? { hindsight: env.provider.hindsight }
+            : {}),
+          rng,
+        });
+        const replays = await replayScripts(agent, replayEnv, env.provider.envId, scripts);
+        replays.forEach((replay, i) => {
+          const datums = replay.examples.map((example) => sftDatum(policy.tokenizer, example));
+          kept[scripts[i]!.source === 'shortcut' ? 'won' : 'hindsight'].push(...datums);
+        });
+        for (const key of Object.keys(report) as (keyof typeof report)[]) report[key] += relabelled[key];
+      }
+      const { metrics } = await iteration.step(policy, { kept, demonstrations });
       return {
         metrics: stageMetrics(played, {
           ...metrics,
@@ -63,15 +75,17 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
           'expert_iteration/goals_unreplayable': report.unreplayableGoals,
           'charts/updated': 1,
         }),
-        episodes,
+        episodes: played.episodes,
       };
     },
     exportState: () => iteration.exportState(),
     importState: (state) => iteration.importState(state as Parameters<typeof iteration.importState>[0]),
     async close() {
       await rollouts.close();
-      await replayEnv.close();
-      await relabelEnv.close?.();
+      for (const { replayEnv, relabelEnv } of replayers.values()) {
+        await replayEnv.close();
+        await relabelEnv.close?.();
+      }
     },
   };
 }

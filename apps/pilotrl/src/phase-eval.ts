@@ -1,8 +1,9 @@
-// Evaluation with the current weights: each split played and summarised as eval records (plans
-// judged where the agent writes them), and the one-line summary the trainer logs after it.
+// Evaluation with the current weights: each split (of each env, in a mixture) played and summarised
+// as eval records (plans judged where the agent writes them), and the one-line summary the trainer
+// logs after it.
 import { createVectorEnv, evaluate, type RolloutHooks } from '@pilotrl/agent';
 import { type Episode, formatPercent, type Policy } from '@pilotrl/core';
-import type { CurriculumConfig } from './config';
+import type { EnvCurriculum } from './config';
 import type { EnvProvider } from './env-providers';
 import { type EvalRecord, evalRecordOf } from './run-records';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
@@ -17,12 +18,12 @@ export interface EvalOptions {
 
 /** Plays each split with the current weights and summarises it as eval records. */
 export async function evaluateSplits(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   provider: EnvProvider,
   policy: { sampler(): Policy } | Policy,
   options: EvalOptions,
   judging: PlanJudging | undefined,
-  where: { step: number; phase: string },
+  where: { step: number; phase: string; env?: string },
   hooks: RolloutHooks = {},
 ): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
   const sampler = 'sampler' in policy ? policy.sampler() : policy;
@@ -50,11 +51,7 @@ export async function evaluateSplits(
           ? await judging.judgePlans(report.episodeRecords)
           : null;
       records.push(
-        evalRecordOf(
-          report.episodeRecords,
-          { step: where.step, phase: where.phase, split, paradigm: report.paradigm },
-          judgeScore,
-        ),
+        evalRecordOf(report.episodeRecords, { ...where, split, paradigm: report.paradigm }, judgeScore),
       );
       episodes.push(...report.episodeRecords);
     } finally {
@@ -64,8 +61,37 @@ export async function evaluateSplits(
   return { records, episodes };
 }
 
+/**
+ * Plays each split of every env: a single env's records as `evaluateSplits` gives them, a
+ * mixture's with the env they belong to, env by env.
+ */
+export async function evaluateEnvs(
+  envs: readonly { id: string; config: EnvCurriculum; provider: EnvProvider; judging?: PlanJudging }[],
+  policy: { sampler(): Policy } | Policy,
+  options: EvalOptions,
+  where: { step: number; phase: string },
+  hooks: RolloutHooks = {},
+): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
+  const records: EvalRecord[] = [];
+  const episodes: Episode[] = [];
+  for (const env of envs) {
+    const played = await evaluateSplits(
+      env.config,
+      env.provider,
+      policy,
+      options,
+      env.judging,
+      envs.length > 1 ? { ...where, env: env.id } : where,
+      hooks,
+    );
+    records.push(...played.records);
+    episodes.push(...played.episodes);
+  }
+  return { records, episodes };
+}
+
 /** The judge of a curriculum's evaluations: the plan stage's judge when there is one. */
-export function curriculumJudging(config: CurriculumConfig, provider: EnvProvider): PlanJudging {
+export function curriculumJudging(config: EnvCurriculum, provider: EnvProvider): PlanJudging {
   const planStage = config.stages.find((s) => s.kind === 'plan');
   return createPlanJudging(config, provider, planStage?.kind === 'plan' ? planStage.judge : 'reference');
 }
@@ -75,7 +101,7 @@ export function evalSummary(records: readonly EvalRecord[]): string {
   return records
     .map(
       (r) =>
-        `${r.split} ${formatPercent(r.success.rate)} [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`,
+        `${r.env === undefined ? '' : `${r.env} `}${r.split} ${formatPercent(r.success.rate)} [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`,
     )
     .join(', ');
 }

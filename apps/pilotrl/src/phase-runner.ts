@@ -1,16 +1,17 @@
 // The contract between the curriculum loop and the phases it runs: what a run gives a phase
-// (config, run directory, env provider, the policy it trains, where to report) and what a phase
+// (config, run directory, the envs with their providers, the policy it trains, where to report) and what a phase
 // gives back each iteration (its metrics and episodes).
 import type { Episode, Rng } from '@pilotrl/core';
 import type { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from './config';
-import type { EnvProvider } from './env-providers';
 import type { ProgressStream } from './progress';
+import type { RunEnv } from './run-envs';
 
 export interface RunContext {
   config: CurriculumConfig;
   runDir: string;
-  provider: EnvProvider;
+  /** The envs it trains on: one, or a mixture's in its order. */
+  envs: RunEnv[];
   policy: TfjsPolicy;
   /** Writes a status line (checkpoints, evals) to the user. */
   log: (line: string) => void;

@@ -3,12 +3,12 @@
 // prompt fits the policy's context.
 import { createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, type Policy } from '@pilotrl/core';
-import { type CurriculumConfig, modelDimensions } from './config';
+import { type EnvCurriculum, modelDimensions } from './config';
 import type { EnvProvider } from './env-providers';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 
 /** The env's own error for options it does not take, and a config error for an unknown split. */
-export async function checkEnvAndSplits(config: CurriculumConfig, provider: EnvProvider): Promise<void> {
+export async function checkEnvAndSplits(config: EnvCurriculum, provider: EnvProvider): Promise<void> {
   let env: ReturnType<EnvProvider['createEnv']>;
   try {
     env = provider.createEnv(envOptionsFor(config));
@@ -29,7 +29,7 @@ export async function checkEnvAndSplits(config: CurriculumConfig, provider: EnvP
 
 /** Plays the agent's first turn on the first train task and refuses a context that cannot hold its prompt. */
 export async function checkFirstPromptFits(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   provider: EnvProvider,
   policy: Policy,
 ): Promise<void> {

@@ -1,6 +1,7 @@
 // Named curricula shipped with the CLI: `quick` (a full curriculum in minutes on a laptop CPU),
-// `paper` (PilotRL's reference optimisation settings), `react-baseline` (no plans, outcome RL) and
-// `reproduce-alfworld` (the base of the reproduction on ALFWorld).
+// `paper` (PilotRL's reference optimisation settings), `react-baseline` (no plans, outcome RL),
+// `reproduce-alfworld` (the base of the reproduction on ALFWorld), `maze-quick`, `textcraft-quick`,
+// `wordle-quick` (quick's recipe on the other envs) and `mixture-quick` (the three at once).
 import { NotFoundError } from '@pilotrl/core';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
 
@@ -112,11 +113,105 @@ const reproduceAlfworld: CurriculumConfigInput = {
   eval: { episodes: 200, every: 1000 },
 };
 
+// The quick curricula of the paper's other environments: quick's model, choice actions and expert
+// iteration stages, each agent set for its env and each sized for a few minutes on 2 cores.
+// Maze and TextCraft write plans in their plan-step vocabularies (`go to 8, 6`; `get oak log`,
+// `craft oak planks`), which offer no alternative plans, so stage 1 follows the oracle's alone;
+// neither has a state view, so the view prompt is the goal and the latest observation.
+const stagesOf = (size: { iterations: number; tasksPerIteration: number }) =>
+  pilotrlStages(size).map((stage) => (stage.kind === 'follow' ? { ...stage, planCandidates: 1 } : stage));
+
+const mazeQuick: CurriculumConfigInput = {
+  ...quick,
+  name: 'maze-quick',
+  // The server's opening is the cell description alone, without the client's instructions.
+  env: { id: 'maze', maxSteps: 15, options: { opening: 'server' } },
+  policy: { ...quick.policy, contextLength: 256, tokenizerCorpusTasks: 10, vocabSize: 300 },
+  agent: { ...quick.agent, maxPlanSteps: 8 },
+  sft: { demonstrations: 10, steps: 300, batchSize: 32, learningRate: 3e-3, stepsPerIteration: 50 },
+  stages: [...stagesOf({ iterations: 2, tasksPerIteration: 32 })],
+  eval: { episodes: 100, every: 1000 },
+};
+
+const textcraftQuick: CurriculumConfigInput = {
+  ...quick,
+  name: 'textcraft-quick',
+  env: { id: 'textcraft', maxSteps: 20 },
+  policy: { ...quick.policy, tokenizerCorpusTasks: 100, vocabSize: 500 },
+  sft: { demonstrations: 200, steps: 300, batchSize: 16, learningRate: 3e-3, stepsPerIteration: 50 },
+  stages: stagesOf({ iterations: 2, tasksPerIteration: 24 }).map((stage) => ({
+    ...stage,
+    expertIteration: { sftSteps: 32, batchSize: 16 },
+  })),
+  eval: { episodes: 50, every: 1000 },
+};
+
+// Wordle has no plan steps, so its agent is ReAct; it needs its guesses and their feedback, so the
+// compact conversation keeps the last 6 turns, with the 40 admissible words left out of the prompt
+// (the choice still ranges over them) and the server's opening instead of the client's word list.
+const wordleQuick: CurriculumConfigInput = {
+  ...quick,
+  name: 'wordle-quick',
+  env: { id: 'wordle', maxSteps: 8, options: { opening: 'server' } },
+  policy: { ...quick.policy, contextLength: 384, tokenizerCorpusTasks: 100, vocabSize: 400 },
+  agent: {
+    paradigm: 'react',
+    prompt: 'compact',
+    actionSpace: 'choice',
+    listActions: false,
+    historyWindow: 6,
+  },
+  sft: { demonstrations: 200, steps: 300, batchSize: 32, learningRate: 3e-3, stepsPerIteration: 50 },
+  stages: [
+    { kind: 'joint', ...expertIteration, iterations: 4, tasksPerIteration: 48, rewards: { outcome: 1 } },
+  ],
+  eval: { episodes: 100, every: 1000 },
+};
+
+// One policy on Maze, TextCraft and Wordle at once, as the paper trains on its mixture of envs:
+// training tasks, demonstrations and the tokenizer corpus shared out by weight, success reported
+// per env. Maze and TextCraft plan in their plan steps; Wordle, which has none, plays ReAct with
+// its guess history, in every stage (stages 1 and 2 train the others' plans).
+const mixtureQuick: CurriculumConfigInput = {
+  ...quick,
+  name: 'mixture-quick',
+  env: {
+    mixture: [
+      { id: 'maze', weight: 1, maxSteps: 15, options: { opening: 'server' } },
+      { id: 'textcraft', weight: 1, maxSteps: 20 },
+      {
+        id: 'wordle',
+        weight: 1,
+        maxSteps: 8,
+        options: { opening: 'server' },
+        agent: {
+          paradigm: 'react',
+          plan: 'free-text',
+          prompt: 'compact',
+          listActions: false,
+          historyWindow: 6,
+        },
+      },
+    ],
+  },
+  policy: { ...quick.policy, tokenizerCorpusTasks: 60, vocabSize: 500 },
+  sft: { demonstrations: 150, steps: 450, batchSize: 16, learningRate: 3e-3, stepsPerIteration: 50 },
+  stages: stagesOf({ iterations: 2, tasksPerIteration: 36 }).map((stage) => ({
+    ...stage,
+    expertIteration: { sftSteps: 32, batchSize: 16 },
+  })),
+  eval: { episodes: 40, every: 1000 },
+};
+
 export const presets: Readonly<Record<string, CurriculumConfigInput>> = {
   quick,
   paper,
   'react-baseline': reactBaseline,
   'reproduce-alfworld': reproduceAlfworld,
+  'maze-quick': mazeQuick,
+  'textcraft-quick': textcraftQuick,
+  'wordle-quick': wordleQuick,
+  'mixture-quick': mixtureQuick,
 };
 
 /** The validated preset `name`, or a NotFoundError listing the presets. */

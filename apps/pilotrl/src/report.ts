@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError, type Episode, formatPercent } from '@pilotrl/core';
+import { envCurricula } from './config';
 import { svgToPng } from './plot/chart-png';
 import { type Chart, chartToSvg, type LineSeries } from './plot/charts';
 import { readManifest, readRunConfig, runPaths } from './run-dir';
@@ -47,12 +48,14 @@ export function runCharts(
 ): Record<string, Chart> {
   const markers = phaseMarkers(metrics);
   const charts: Record<string, Chart> = {};
-  const splits = [...new Set(evals.map((e) => e.split))];
+  const splits = [...new Set(evals.map(evalSeriesName))];
+  const envs = [...new Set(evals.flatMap((e) => (e.env === undefined ? [] : [e.env])))];
   const successSeries = defined([
     metricSeries(metrics, 'charts/success_rate', 'train (sampled)'),
+    ...envs.map((env) => metricSeries(metrics, `charts/success_rate/${env}`, `${env} train (sampled)`)),
     ...splits.map((split) => ({
       name: split,
-      points: evals.filter((e) => e.split === split).map((e) => [e.step, e.success.rate] as const),
+      points: evals.filter((e) => evalSeriesName(e) === split).map((e) => [e.step, e.success.rate] as const),
     })),
   ]);
   if (successSeries.length > 0) {
@@ -113,7 +116,9 @@ export function runCharts(
     metricSeries(metrics, 'charts/format_error_rate', 'train'),
     ...splits.map((split) => ({
       name: split,
-      points: evals.filter((e) => e.split === split).map((e) => [e.step, e.formatErrorRate] as const),
+      points: evals
+        .filter((e) => evalSeriesName(e) === split)
+        .map((e) => [e.step, e.formatErrorRate] as const),
     })),
   ]);
   if (formatSeries.some((s) => s.points.length > 0)) {
@@ -139,7 +144,9 @@ export function runCharts(
         label: type,
         bars: finals.flatMap((e) => {
           const p = type === 'all' ? e.success : e.byTaskType[type];
-          return p === undefined ? [] : [{ name: e.split, value: p.rate, low: p.low, high: p.high }];
+          return p === undefined
+            ? []
+            : [{ name: evalSeriesName(e), value: p.rate, low: p.low, high: p.high }];
         }),
       })),
     };
@@ -147,17 +154,21 @@ export function runCharts(
   return charts;
 }
 
-/** The last eval of every split in each phase, in the order the phases ran. */
+/** A split's name in charts: the split, or `<env> <split>` in a mixture. */
+const evalSeriesName = (record: EvalRecord) =>
+  record.env === undefined ? record.split : `${record.env} ${record.split}`;
+
+/** The last eval of every split (of every env) in each phase, in the order the phases ran. */
 export function phaseEvals(evals: readonly EvalRecord[]): EvalRecord[] {
   const last = new Map<string, EvalRecord>();
-  for (const record of evals) last.set(`${record.phase}\u0000${record.split}`, record);
+  for (const record of evals) last.set(`${record.phase}\u0000${record.env}\u0000${record.split}`, record);
   return [...last.values()];
 }
 
-/** The last eval of every split. */
+/** The last eval of every split (of every env). */
 export function finalEvals(evals: readonly EvalRecord[]): EvalRecord[] {
   const last = new Map<string, EvalRecord>();
-  for (const record of evals) last.set(record.split, record);
+  for (const record of evals) last.set(`${record.env}\u0000${record.split}`, record);
   return [...last.values()];
 }
 
@@ -200,6 +211,7 @@ function episodeHtml(step: number, phase: string, episode: Episode): string {
 function evalTable(records: readonly EvalRecord[]): string {
   if (records.length === 0) return '<p class="muted">No evaluation was run.</p>';
   const taskTypes = [...new Set(records.flatMap((e) => Object.keys(e.byTaskType)))].sort();
+  const mixture = records.some((e) => e.env !== undefined);
   const cell = (p: EvalRecord['success'] | undefined) =>
     p === undefined
       ? '<td>-</td>'
@@ -207,12 +219,12 @@ function evalTable(records: readonly EvalRecord[]): string {
   const rows = records
     .map(
       (e) =>
-        `<tr><td>${escapeHtml(e.phase)}</td><td>${escapeHtml(e.split)}</td><td>${escapeHtml(e.paradigm)}</td>${cell(e.success)}<td>${e.meanSteps.toFixed(1)}</td><td>${formatPercent(
+        `<tr><td>${escapeHtml(e.phase)}</td>${mixture ? `<td>${escapeHtml(e.env ?? '')}</td>` : ''}<td>${escapeHtml(e.split)}</td><td>${escapeHtml(e.paradigm)}</td>${cell(e.success)}<td>${e.meanSteps.toFixed(1)}</td><td>${formatPercent(
           e.formatErrorRate,
         )}</td><td>${e.judgeScore === null ? '-' : e.judgeScore.toFixed(2)}</td>${taskTypes.map((t) => cell(e.byTaskType[t])).join('')}</tr>`,
     )
     .join('');
-  return `<table id="success-table"><tr><th>after phase</th><th>split</th><th>paradigm</th><th>success [95% CI]</th><th>mean steps</th><th>format errors</th><th>plan judge</th>${taskTypes
+  return `<table id="success-table"><tr><th>after phase</th>${mixture ? '<th>env</th>' : ''}<th>split</th><th>paradigm</th><th>success [95% CI]</th><th>mean steps</th><th>format errors</th><th>plan judge</th>${taskTypes
     .map((t) => `<th>${escapeHtml(t)}</th>`)
     .join('')}</tr>${rows}</table>`;
 }
@@ -249,7 +261,11 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px s
 .episode{margin:.5rem 0;border:1px solid #ddd;padding:.5rem}.plan ol{margin:.25rem 0}
 </style></head><body>
 <h1>PilotRL run <code>${escapeHtml(config.name)}</code></h1>
-<p class="muted">created ${escapeHtml(manifest.createdAt)} · env ${escapeHtml(config.env.id)} · paradigm ${escapeHtml(
+<p class="muted">created ${escapeHtml(manifest.createdAt)} · env ${escapeHtml(
+    envCurricula(config)
+      .map((env) => env.id)
+      .join(', '),
+  )} · paradigm ${escapeHtml(
     config.agent.paradigm,
   )} · ${metrics.length} iterations logged${last ? ` · last phase ${escapeHtml(last.phase)}` : ''} · backend ${escapeHtml(
     manifest.platform.backend ?? 'unknown',

@@ -6,7 +6,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ConfigError, formatPercent, meanInterval, wilsonInterval } from '@pilotrl/core';
-import { type CurriculumConfig, modelDimensions, parseConfig, type StageConfig } from './config';
+import {
+  type CurriculumConfig,
+  envCurricula,
+  isMixture,
+  modelDimensions,
+  parseConfig,
+  type StageConfig,
+} from './config';
 import { chartToPng } from './plot/chart-png';
 import { finalEvals } from './report';
 import { runPaths } from './run-dir';
@@ -56,6 +63,11 @@ function shares(total: number, parts: number): number[] {
  * every RL variant gets the same total number of RL iterations as the base curriculum.
  */
 export function variantConfig(base: CurriculumConfig, variant: Variant, seed: number): CurriculumConfig {
+  if (isMixture(base.env)) {
+    throw new ConfigError(
+      'reproduce compares variants on one env; its base curriculum has an env mixture (give env: { id, ... })',
+    );
+  }
   if (base.sft === undefined)
     throw new ConfigError('reproduce needs a base curriculum with an `sft` section');
   const template = base.stages[0];
@@ -174,7 +186,9 @@ export function describeScale(base: CurriculumConfig): string {
   const rl = base.stages.reduce((sum, s) => sum + s.iterations, 0);
   const stage = base.stages[0];
   return [
-    `base curriculum \`${base.name}\` on env \`${base.env.id}\` (at most ${base.env.maxSteps} steps per episode)`,
+    `base curriculum \`${base.name}\` on ${envCurricula(base)
+      .map(({ config }) => `env \`${config.env.id}\` (at most ${config.env.maxSteps} steps per episode)`)
+      .join(', ')}`,
     `policy d${dims.dModel}, ${dims.layers} layer(s), ${dims.heads} heads, context ${dims.contextLength}`,
     base.sft === undefined
       ? 'no SFT'

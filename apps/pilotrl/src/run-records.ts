@@ -27,6 +27,8 @@ const proportionSchema = z.object({
 export const evalRecordSchema = z.object({
   step: z.number().int().nonnegative(),
   phase: z.string(),
+  /** The env of a mixture the split belongs to; absent in a single-env run. */
+  env: z.string().optional(),
   split: z.string(),
   paradigm: z.string(),
   success: proportionSchema,
@@ -41,7 +43,7 @@ export type EvalRecord = z.infer<typeof evalRecordSchema>;
 /** The eval record of `episodes`, all played on `split` by a `paradigm` agent. */
 export function evalRecordOf(
   episodes: readonly Episode[],
-  where: { step: number; phase: string; split: string; paradigm: string },
+  where: { step: number; phase: string; env?: string; split: string; paradigm: string },
   judgeScore: number | null,
 ): EvalRecord {
   const summary = summariseEpisodes(episodes);

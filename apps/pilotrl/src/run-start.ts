@@ -1,35 +1,35 @@
-// Where a run's training begins: the env provider and policy of a fresh run (checked before any
-// training), or those of an interrupted run with the trainer state of its latest checkpoint.
+// Where a run's training begins: the envs and policy of a fresh run (checked before any training),
+// or those of an interrupted run with the trainer state of its latest checkpoint.
 import { ConfigError } from '@pilotrl/core';
 import { type TfjsPolicy, TfjsPolicy as TfjsPolicyClass } from '@pilotrl/policy-tfjs';
 import { latestCheckpoint, readTrainerState, type TrainerState } from './checkpoint';
 import type { CurriculumConfig } from './config';
-import type { EnvProvider } from './env-providers';
 import { checkEnvAndSplits, checkFirstPromptFits } from './preflight';
 import { runPaths } from './run-dir';
-import { backendOption, createPolicy, envProviderFor, trainTokenizer } from './runtime';
+import { type RunEnv, runEnvsFor } from './run-envs';
+import { backendOption, createPolicy, trainTokenizer } from './runtime';
 
-/** Builds the env provider and policy of a fresh run (tokenizer trained on oracle demonstrations). */
+/** Builds the envs and policy of a fresh run (tokenizer trained on every env's oracle demonstrations). */
 export async function startRun(config: CurriculumConfig): Promise<{
-  provider: EnvProvider;
+  envs: RunEnv[];
   policy: TfjsPolicy;
   dataHashes: Record<string, string>;
 }> {
-  const provider = envProviderFor(config);
-  await checkEnvAndSplits(config, provider);
-  const policy = await initialPolicy(config, provider);
+  const envs = runEnvsFor(config);
+  for (const env of envs) await checkEnvAndSplits(env.config, env.provider);
+  const policy = await initialPolicy(config, envs);
   try {
-    await checkFirstPromptFits(config, provider, policy.policy.sampler());
+    for (const env of envs) await checkFirstPromptFits(env.config, env.provider, policy.policy.sampler());
   } catch (error) {
     policy.policy.dispose();
     throw error;
   }
-  return { provider, ...policy };
+  return { envs, ...policy };
 }
 
 async function initialPolicy(
   config: CurriculumConfig,
-  provider: EnvProvider,
+  envs: readonly RunEnv[],
 ): Promise<{ policy: TfjsPolicy; dataHashes: Record<string, string> }> {
   if (config.policy.init !== undefined) {
     const policy = await loadPolicy(config, config.policy.init);
@@ -41,21 +41,21 @@ async function initialPolicy(
     }
     return { policy, dataHashes: {} };
   }
-  const { tokenizer, corpusHash } = await trainTokenizer(config, provider);
+  const { tokenizer, corpusHash } = await trainTokenizer(config, envs);
   const policy = await createPolicy(config, tokenizer);
   return { policy, dataHashes: { tokenizerCorpus: corpusHash } };
 }
 
-/** Loads the provider and the latest checkpoint of an interrupted run. */
+/** Loads the envs and the latest checkpoint of an interrupted run. */
 export async function resumeRun(
   config: CurriculumConfig,
   runDir: string,
-): Promise<{ provider: EnvProvider; policy: TfjsPolicy; state: TrainerState | undefined }> {
-  const provider = envProviderFor(config);
+): Promise<{ envs: RunEnv[]; policy: TfjsPolicy; state: TrainerState | undefined }> {
+  const envs = runEnvsFor(config);
   const checkpoint = latestCheckpoint(runPaths(runDir).checkpoints);
   if (checkpoint === undefined) return { ...(await startRun(config)), state: undefined };
   const policy = await loadPolicy(config, `${checkpoint}/policy`);
-  return { provider, policy, state: readTrainerState(checkpoint) };
+  return { envs, policy, state: readTrainerState(checkpoint) };
 }
 
 /** Saved weights, sampling with the run's seed on the configured backend. */

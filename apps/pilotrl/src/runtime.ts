@@ -17,23 +17,20 @@ import {
 import { createChatClient } from '@pilotrl/llm';
 import { type BackendChoice, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { compactPromptTemplate } from './compact-template';
-import { type CurriculumConfig, modelDimensions, type StageConfig } from './config';
+import { type CurriculumConfig, type EnvCurriculum, modelDimensions, type StageConfig } from './config';
 import { type Demonstration, oracleDemonstrations } from './demonstrations';
-import { type EnvProvider, envProviders } from './env-providers';
+import type { EnvProvider } from './env-providers';
 import { llmPlanProvider } from './llm-plans';
 import { sha256 } from './run-dir';
+import { type RunEnv, shareByWeight } from './run-envs';
 
-export function envProviderFor(config: CurriculumConfig): EnvProvider {
-  return envProviders.get(config.env.id)(config.env.options);
-}
-
-export function envOptionsFor(config: CurriculumConfig): Record<string, unknown> {
+export function envOptionsFor(config: EnvCurriculum): Record<string, unknown> {
   return { ...config.env.options, maxSteps: config.env.maxSteps };
 }
 
 /** Agent options for training (sampling at the configured temperature) or evaluation. */
 export function agentOptionsFor(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   purpose: { stage?: StageConfig; provider: EnvProvider; temperature: number },
 ): AgentOptions {
   const { agent } = config;
@@ -54,13 +51,17 @@ export function agentOptionsFor(
       ? { promptTemplate: compactPromptTemplate({ listActions: agent.listActions }) }
       : {}),
     ...(agent.prompt === 'view' ? { view: purpose.provider.view ?? latestObservationView } : {}),
-    planSource: follow ? followPlanSource(config, purpose.stage!, purpose.provider) : { kind: 'policy' },
+    // A ReAct env of a mixture plays stage 1 without plans.
+    planSource:
+      follow && agent.paradigm === 'adaplan'
+        ? followPlanSource(config, purpose.stage!, purpose.provider)
+        : { kind: 'policy' },
   };
 }
 
 /** Stage 1's plans: the env oracle's, or a strong LLM's through its OpenAI-compatible API. */
 function followPlanSource(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   stage: StageConfig,
   provider: EnvProvider,
 ): AgentOptions['planSource'] {
@@ -93,7 +94,7 @@ function followPlanSource(
 }
 
 /** The env's plan-step vocabulary for `agent.plan: steps`, or a ConfigError saying it has none. */
-function planStepsOf(config: CurriculumConfig, provider: EnvProvider): PlanStepVocabulary {
+function planStepsOf(config: EnvCurriculum, provider: EnvProvider): PlanStepVocabulary {
   const vocabulary = provider.planSteps;
   if (vocabulary?.planOf === undefined) {
     throw new ConfigError(
@@ -103,23 +104,19 @@ function planStepsOf(config: CurriculumConfig, provider: EnvProvider): PlanStepV
   return vocabulary;
 }
 
-export function createAgent(config: CurriculumConfig, policy: Policy, options: AgentOptions): Agent {
+export function createAgent(config: EnvCurriculum, policy: Policy, options: AgentOptions): Agent {
   return config.agent.paradigm === 'adaplan'
     ? createAdaPlanAgent(policy, options)
     : createReActAgent(policy, options);
 }
 
 /** The first `count` tasks of the training split (the same every time for a given env). */
-export function trainTasks(
-  config: CurriculumConfig,
-  provider: EnvProvider,
-  count: number,
-): Promise<TaskRef[]> {
+export function trainTasks(config: EnvCurriculum, provider: EnvProvider, count: number): Promise<TaskRef[]> {
   return provider.tasks.tasks(config.env.trainSplit, { offset: 0, limit: count });
 }
 
 export async function demonstrationsFor(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   provider: EnvProvider,
   count: number,
   tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>,
@@ -144,12 +141,30 @@ export async function demonstrationsFor(
   return { demonstrations, won, tasks: tasks.length };
 }
 
-/** A tokenizer trained on the text of oracle demonstrations (prompts and expert answers). */
+/**
+ * The oracle's demonstrations of `count` training tasks, shared out among the envs by weight (each
+ * env's first tasks, as its agent renders them), in env order.
+ */
+export async function runDemonstrations(
+  envs: readonly RunEnv[],
+  count: number,
+  tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>,
+): Promise<{ env: RunEnv; demonstrations: Demonstration[]; won: number; tasks: number }[]> {
+  const shares = shareByWeight(count, envs);
+  const played = [];
+  for (const [index, env] of envs.entries()) {
+    played.push({ env, ...(await demonstrationsFor(env.config, env.provider, shares[index]!, tokens)) });
+  }
+  return played;
+}
+
+/** A tokenizer trained on the text of oracle demonstrations (prompts and expert answers) of every env. */
 export async function trainTokenizer(
   config: CurriculumConfig,
-  provider: EnvProvider,
+  envs: readonly RunEnv[],
 ): Promise<{ tokenizer: Tokenizer; corpusHash: string }> {
-  const { demonstrations } = await demonstrationsFor(config, provider, config.policy.tokenizerCorpusTasks);
+  const played = await runDemonstrations(envs, config.policy.tokenizerCorpusTasks);
+  const demonstrations = played.flatMap((env) => env.demonstrations);
   const corpus = [...new Set(demonstrations.flatMap((d) => [...d.messages.map((m) => m.content), d.reply]))];
   const tokenizer = Tokenizer.train(corpus, { vocabSize: config.policy.vocabSize });
   return { tokenizer, corpusHash: sha256(JSON.stringify(corpus)) };

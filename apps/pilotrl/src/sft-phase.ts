@@ -1,31 +1,32 @@
-// The SFT warm start: the oracle's demonstrations on training tasks, then supervised steps on
-// random batches of them under a warmup-cosine learning rate, `stepsPerIteration` an iteration.
+// The SFT warm start: the oracle's demonstrations on training tasks (of each env, by weight), then
+// supervised steps on random batches of them under a warmup-cosine learning rate,
+// `stepsPerIteration` an iteration.
 import { ConfigError, type Datum, mean } from '@pilotrl/core';
 import { sftDatum, sftStep, type TfjsPolicy, warmupCosine } from '@pilotrl/policy-tfjs';
 import type { Demonstration } from './demonstrations';
 import type { PhaseRunner, RunContext } from './phase-runner';
-import { demonstrationsFor } from './runtime';
+import type { RunEnv } from './run-envs';
+import { runDemonstrations } from './runtime';
 
 export async function sftRunner(context: RunContext): Promise<PhaseRunner> {
-  const { config, provider, policy } = context;
+  const { config, envs, policy } = context;
   const sft = config.sft!;
-  context.log(
-    `sft: playing ${sft.demonstrations} ${config.env.trainSplit} tasks with the oracle for demonstrations`,
-  );
-  const { demonstrations, won, tasks } = await demonstrationsFor(
-    config,
-    provider,
-    sft.demonstrations,
-    policy.sampler(),
-  );
-  context.log(
-    `sft: ${demonstrations.length} demonstration turns from the ${won} of ${tasks} tasks the oracle won`,
-  );
-  if (demonstrations.length === 0) {
-    throw new ConfigError(
-      `none of ${tasks} oracle demonstrations of "${config.env.id}" fit the agent's budget; raise env.maxSteps or the context length`,
+  const of = (env: RunEnv) => (envs.length > 1 ? ` ${env.id}` : '');
+  const splits = envs.map((env) => `${env.config.env.trainSplit}${of(env)}`).join(', ');
+  context.log(`sft: playing ${sft.demonstrations} ${splits} tasks with the oracle for demonstrations`);
+  const played = await runDemonstrations(envs, sft.demonstrations, policy.sampler());
+  const demonstrations = played.flatMap((env) => env.demonstrations);
+  for (const { env, demonstrations: turns, won, tasks } of played) {
+    context.log(
+      `sft${of(env)}: ${turns.length} demonstration turns from the ${won} of ${tasks} tasks the oracle won`,
     );
+    if (turns.length === 0) {
+      throw new ConfigError(
+        `none of ${tasks} oracle demonstrations of "${env.id}" fit the agent's budget; raise env.maxSteps or the context length`,
+      );
+    }
   }
+  const won = played.reduce((sum, env) => sum + env.won, 0);
   const schedule = warmupCosine({
     peak: sft.learningRate,
     warmupSteps: sft.warmupSteps,

@@ -3,8 +3,9 @@
 import { createVectorEnv, rollout } from '@pilotrl/agent';
 import type { GenerateRequest, GenerateResult, Policy } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from './config';
-import { agentOptionsFor, createAgent, envOptionsFor, envProviderFor } from './runtime';
+import { envCurricula, parseConfig } from './config';
+import { envProviderFor } from './run-envs';
+import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 import { createStageScorer } from './stage-rewards';
 
 /** A policy that never writes the answer format. */
@@ -25,20 +26,22 @@ const rambling: Policy = {
 
 describe('stage rewards', () => {
   it('charges agent.formatErrorPenalty for every malformed turn', async () => {
-    const config = parseConfig({
-      env: { id: 'testkit/corridor', maxSteps: 4 },
-      agent: { paradigm: 'react', formatErrorPenalty: 0.25 },
-      stages: [
-        {
-          kind: 'joint',
-          iterations: 1,
-          tasksPerIteration: 1,
-          groupSize: 2,
-          learningRate: 1e-3,
-          rewards: { outcome: 1 },
-        },
-      ],
-    });
+    const [{ config }] = envCurricula(
+      parseConfig({
+        env: { id: 'testkit/corridor', maxSteps: 4 },
+        agent: { paradigm: 'react', formatErrorPenalty: 0.25 },
+        stages: [
+          {
+            kind: 'joint',
+            iterations: 1,
+            tasksPerIteration: 1,
+            groupSize: 2,
+            learningRate: 1e-3,
+            rewards: { outcome: 1 },
+          },
+        ],
+      }),
+    ) as [ReturnType<typeof envCurricula>[number]];
     const provider = envProviderFor(config);
     const agent = createAgent(config, rambling, agentOptionsFor(config, { provider, temperature: 1 }));
     const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 1 });

@@ -25,7 +25,7 @@ import {
   type EpisodeRewardFn,
   type WeightedReward,
 } from '@pilotrl/rewards';
-import type { CurriculumConfig, StageConfig } from './config';
+import type { EnvCurriculum, StageConfig } from './config';
 import type { EnvProvider } from './env-providers';
 
 export interface StageScorer {
@@ -42,7 +42,7 @@ const meanRubric = (episode: Episode) =>
         episode.judge.standardization.score,
       ]);
 
-function createJudge(config: CurriculumConfig, kind: 'reference' | 'llm'): Judge {
+function createJudge(config: EnvCurriculum, kind: 'reference' | 'llm'): Judge {
   if (kind === 'llm') {
     const llm = config.llm!;
     return createLlmJudge({
@@ -64,7 +64,7 @@ export interface PlanJudging {
 
 /** Plan judging with the oracle's plan and actions as the reference. */
 export function createPlanJudging(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   provider: EnvProvider,
   kind: 'reference' | 'llm' = 'reference',
 ): PlanJudging {
@@ -112,7 +112,7 @@ const formatPenalty: EpisodeRewardFn = {
 };
 
 export function createStageScorer(
-  config: CurriculumConfig,
+  config: EnvCurriculum,
   stage: StageConfig,
   provider: EnvProvider,
 ): StageScorer {
@@ -132,7 +132,11 @@ export function createStageScorer(
         cacheLength: Math.min(stage.overlongBuffer, config.agent.maxActionTokens),
       }),
   };
-  const components = Object.entries(stage.rewards).map(([name, weight]) => ({ fn: makers[name]!(), weight }));
+  // A ReAct env of a mixture plays the plan stages without plans, so their plan rewards skip it.
+  const planRewards = ['plan_adherence', 'plan_quality'];
+  const components = Object.entries(stage.rewards)
+    .filter(([name]) => config.agent.paradigm === 'adaplan' || !planRewards.includes(name))
+    .map(([name, weight]) => ({ fn: makers[name]!(), weight }));
   // agent.formatErrorPenalty costs every malformed turn, in every stage.
   components.push({ fn: formatPenalty, weight: 1 });
   const composed = composeRewards(components, { name: `${stage.kind}-reward` });

@@ -1,18 +1,22 @@
 // The rollout every training iteration of a stage starts with, whatever its algorithm: tasks
-// drawn from the training split, played in groups with the current weights, scored with the
-// stage's rewards; and the metrics every stage reports around its algorithm's own.
+// drawn from the training split (of each env by weight, in a mixture), played in groups with the
+// current weights, scored with the stage's rewards; and the metrics every stage reports around its
+// algorithm's own.
 import { type Agent, createVectorEnv, rollout } from '@pilotrl/agent';
 import type { Episode, Rng } from '@pilotrl/core';
 import { episodeMetrics } from './phase-metrics';
 import type { Phase } from './phase-plan';
 import type { RunContext } from './phase-runner';
+import { drawEnvCounts, perEnvMetrics, type RunEnv } from './run-envs';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 import { createStageScorer } from './stage-rewards';
 
 export interface StageRollout {
-  /** The agent that played, for replaying what it played. */
-  agent: Agent;
-  /** The episodes, scored with the stage's rewards. */
+  /** The run's envs, played this iteration or not. */
+  envs: readonly RunEnv[];
+  /** Each env's agent and the episodes it played (envs drawn no task this iteration left out). */
+  played: { env: RunEnv; agent: Agent; episodes: Episode[] }[];
+  /** Every episode, scored with the stage's rewards, in env order. */
   episodes: Episode[];
   /** The judge's mean plan score, where the stage's rewards judge plans. */
   judgeScore: number | null;
@@ -20,44 +24,70 @@ export interface StageRollout {
   rolloutSeconds: number;
 }
 
-/** Plays a stage's iterations on a vector env as large as one iteration's episodes. */
+/** Plays a stage's iterations, each env on a vector env as large as one iteration's episodes. */
 export function createStageRollouts(
   context: RunContext,
   phase: Phase,
 ): { play(rng: Rng, iteration: number): Promise<StageRollout>; close(): Promise<void> } {
-  const { config, provider, policy } = context;
+  const { config, envs, policy } = context;
   const stage = phase.stage!;
-  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
-    size: stage.tasksPerIteration * stage.groupSize,
-  });
-  const scorer = createStageScorer(config, stage, provider);
+  const players = envs.map((env) => ({
+    env,
+    vectorEnv: createVectorEnv(() => env.provider.createEnv(envOptionsFor(env.config)), {
+      size: stage.tasksPerIteration * stage.groupSize,
+    }),
+    scorer: createStageScorer(env.config, stage, env.provider),
+  }));
   return {
     async play(rng, iteration) {
-      const started = Date.now();
-      const tasks = await drawTasks(context, rng, stage.tasksPerIteration);
-      const agent = createAgent(
-        config,
-        policy.sampler(),
-        agentOptionsFor(config, { stage, provider, temperature: config.agent.temperature }),
-      );
-      const episodes = await rollout(agent, vectorEnv, {
-        envId: provider.envId,
-        tasks,
-        groupSize: stage.groupSize,
-        runId: `${phase.name}-${iteration}`,
-        seed: rng.uint32() >>> 1,
-      });
-      const rolloutSeconds = (Date.now() - started) / 1000;
-      const { judgeScore } = await scorer.score(episodes);
-      return { agent, episodes, judgeScore, rolloutSeconds };
+      const counts = drawEnvCounts(rng, stage.tasksPerIteration, envs);
+      const played: StageRollout['played'] = [];
+      let rolloutSeconds = 0;
+      const scores: { score: number; episodes: number }[] = [];
+      for (const [index, { env, vectorEnv, scorer }] of players.entries()) {
+        if (counts[index] === 0) continue;
+        const started = Date.now();
+        const tasks = await drawTasks(env, rng, counts[index]!);
+        const agent = createAgent(
+          env.config,
+          policy.sampler(),
+          agentOptionsFor(env.config, {
+            stage,
+            provider: env.provider,
+            temperature: config.agent.temperature,
+          }),
+        );
+        const episodes = await rollout(agent, vectorEnv, {
+          envId: env.provider.envId,
+          tasks,
+          groupSize: stage.groupSize,
+          // Group ids carry the run id; a mixture's envs may share task ids.
+          runId: `${phase.name}-${iteration}${envs.length > 1 ? `-${env.id}` : ''}`,
+          seed: rng.uint32() >>> 1,
+        });
+        rolloutSeconds += (Date.now() - started) / 1000;
+        const { judgeScore } = await scorer.score(episodes);
+        if (judgeScore !== null) scores.push({ score: judgeScore, episodes: episodes.length });
+        played.push({ env, agent, episodes });
+      }
+      const judged = scores.reduce((sum, s) => sum + s.episodes, 0);
+      return {
+        envs,
+        played,
+        episodes: played.flatMap((p) => p.episodes),
+        judgeScore: judged === 0 ? null : scores.reduce((sum, s) => sum + s.score * s.episodes, 0) / judged,
+        rolloutSeconds,
+      };
     },
-    close: () => vectorEnv.close(),
+    async close() {
+      for (const { vectorEnv } of players) await vectorEnv.close();
+    },
   };
 }
 
-/** The training tasks of one iteration: a contiguous run of the split from a random offset. */
-async function drawTasks(context: RunContext, rng: Rng, count: number) {
-  const { config, provider } = context;
+/** An env's training tasks of one iteration: a contiguous run of its split from a random offset. */
+async function drawTasks(env: RunEnv, rng: Rng, count: number) {
+  const { provider, config } = env;
   const total = provider.tasks.count(config.env.trainSplit);
   const span = total === 'unbounded' ? 1_000_000 : Math.max(1, total - count + 1);
   return provider.tasks.tasks(config.env.trainSplit, { offset: rng.int(span), limit: count });
@@ -68,12 +98,13 @@ async function drawTasks(context: RunContext, rng: Rng, count: number) {
  * algorithm's own (`charts/updated` last among them), then the env steps played and their rate.
  */
 export function stageMetrics(
-  { episodes, judgeScore, rolloutSeconds }: StageRollout,
+  { envs, episodes, judgeScore, rolloutSeconds }: StageRollout,
   algorithm: Record<string, number>,
 ): Record<string, number> {
   const steps = episodes.reduce((sum, e) => sum + e.turns.length, 0);
   return {
     ...episodeMetrics(episodes),
+    ...perEnvMetrics(envs, episodes),
     ...(judgeScore === null ? {} : { 'charts/plan_judge_score': judgeScore }),
     ...algorithm,
     'charts/env_steps': steps,

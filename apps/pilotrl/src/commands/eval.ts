@@ -1,17 +1,17 @@
 // `pilotrl eval`: a checkpoint (or any OpenAI-compatible model) on held-out splits with AdaPlan or
-// ReAct; success with a 95% interval overall and per task type.
+// ReAct (of each env, for a mixture); success with a 95% interval overall and per task type.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Episode, formatPercent, InvalidArgumentError, PilotRLError, type Policy } from '@pilotrl/core';
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
-import type { CurriculumConfig } from '../config';
+import { type CurriculumConfig, envCurricula } from '../config';
 import { JsonlWriter } from '../jsonl';
-import { evaluateSplits } from '../phase-eval';
+import { curriculumJudging, evaluateEnvs } from '../phase-eval';
 import { readRunConfig } from '../run-dir';
+import { type RunEnv, runEnvsFor } from '../run-envs';
 import { type EvalRecord, evalRecordOf } from '../run-records';
-import { backendOption, envProviderFor } from '../runtime';
-import { createPlanJudging } from '../stage-rewards';
+import { backendOption } from '../runtime';
 import type { CliIo } from './io';
 import { resolveConfig } from './train';
 
@@ -64,9 +64,9 @@ function evalConfig(options: EvalOptions): CurriculumConfig {
   if (options.config !== undefined) base = resolveConfig(options.config);
   else if (runDir !== undefined) base = readRunConfig(runDir);
   else base = resolveConfig('quick');
+  if (options.env !== undefined) base = onlyEnv(base, options.env);
   return {
     ...base,
-    env: options.env === undefined ? base.env : { ...base.env, id: options.env, options: {} },
     // A remote model has a far larger context than our small policies.
     policy: options.baseUrl === undefined ? base.policy : { ...base.policy, contextLength: 8192 },
     agent: { ...base.agent, paradigm: options.paradigm ?? base.agent.paradigm },
@@ -78,9 +78,18 @@ function evalConfig(options: EvalOptions): CurriculumConfig {
   };
 }
 
+/** `config` on the env `id` alone: a mixture's own entry for it (with its agent), or `id` with no options. */
+function onlyEnv(config: CurriculumConfig, id: string): CurriculumConfig {
+  const entries = envCurricula(config);
+  const entry = entries.find((env) => env.id === id)?.config;
+  if (entry !== undefined) return entry;
+  return { ...config, env: { ...entries[0]!.config.env, id, options: {} } };
+}
+
 export function formatEvalTable(records: readonly EvalRecord[]): string {
   const lines = ['split          paradigm  success  [95% CI]            n    steps  format-err'];
   for (const r of records) {
+    if (r.env !== undefined && r.env !== records[records.indexOf(r) - 1]?.env) lines.push(`env ${r.env}`);
     lines.push(
       `${r.split.padEnd(14)} ${r.paradigm.padEnd(9)} ${formatPercent(r.success.rate).padStart(7)}  [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`.padEnd(
         56,
@@ -131,22 +140,19 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
       'pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>',
     );
   }
-  const provider = envProviderFor(config);
-  const planStage = config.stages.find((s) => s.kind === 'plan');
-  const judging = createPlanJudging(
-    config,
-    provider,
-    planStage?.kind === 'plan' ? planStage.judge : 'reference',
-  );
+  const envs = runEnvsFor(config).map((env) => ({
+    ...env,
+    judging: curriculumJudging(env.config, env.provider),
+  }));
   const finished: Episode[] = [];
   const out = options.out === undefined ? undefined : newEpisodeFile(options.out);
   const keep = (episodes: readonly Episode[]) => {
     finished.push(...episodes);
     for (const episode of episodes) out?.append(episode);
   };
-  const planned = config.eval.episodes * config.eval.splits.length;
+  const planned = config.eval.episodes * config.eval.splits.length * envs.length;
   const reportFinished = () => {
-    io.stdout.write(formatEvalTable(partialRecords(finished, config.eval.splits)));
+    io.stdout.write(formatEvalTable(partialRecords(finished, envs, config.eval.splits)));
     const saved = options.out === undefined ? '' : `; they are in ${options.out}`;
     return `${finished.length} of ${planned} episodes finished (their table is on stdout)${saved}; ${planned - finished.length} missing`;
   };
@@ -156,12 +162,10 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   };
   process.once('SIGINT', interrupt);
   try {
-    const { records } = await evaluateSplits(
-      config,
-      provider,
+    const { records } = await evaluateEnvs(
+      envs,
       policy,
       { ...config.eval, seed: 0 },
-      judging,
       { step: 0, phase: 'eval' },
       { onEpisodes: keep },
     );
@@ -177,13 +181,22 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   }
 }
 
-/** Eval records of the episodes that finished, per split in the order asked for. */
-function partialRecords(episodes: readonly Episode[], splits: readonly string[]): EvalRecord[] {
-  return splits.flatMap((split) => {
-    const played = episodes.filter((episode) => episode.split === split);
-    if (played.length === 0) return [];
-    return [evalRecordOf(played, { step: 0, phase: 'eval', split, paradigm: played[0]!.paradigm }, null)];
-  });
+/** Eval records of the episodes that finished, per env and split in the order asked for. */
+function partialRecords(
+  episodes: readonly Episode[],
+  envs: readonly RunEnv[],
+  splits: readonly string[],
+): EvalRecord[] {
+  return envs.flatMap((env) =>
+    splits.flatMap((split) => {
+      const played = episodes.filter(
+        (episode) => episode.split === split && episode.envId === env.provider.envId,
+      );
+      if (played.length === 0) return [];
+      const where = { step: 0, phase: 'eval', split, paradigm: played[0]!.paradigm };
+      return [evalRecordOf(played, envs.length > 1 ? { ...where, env: env.id } : where, null)];
+    }),
+  );
 }
 
 /** A writer for a file that must not exist yet, so an earlier eval's episodes are never mixed in. */

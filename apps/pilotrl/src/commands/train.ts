@@ -6,7 +6,6 @@ import { CheckpointError, hashString, InvalidArgumentError } from '@pilotrl/core
 import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, loadConfigFile } from '../config';
 import { runCurriculum } from '../curriculum';
-import type { EnvProvider } from '../env-providers';
 import { JsonlWriter } from '../jsonl';
 import { presetConfig } from '../presets';
 import { writeReport } from '../report';
@@ -19,6 +18,7 @@ import {
   runPaths,
   sha256,
 } from '../run-dir';
+import type { RunEnv } from '../run-envs';
 import type { EvalRecord } from '../run-records';
 import { resumeRun, startRun } from '../run-start';
 import { backendOption } from '../runtime';
@@ -30,6 +30,9 @@ export const PACKAGE_NAMES = [
   '@pilotrl/agent',
   '@pilotrl/env-testkit',
   '@pilotrl/env-alfworld',
+  '@pilotrl/env-maze',
+  '@pilotrl/env-textcraft',
+  '@pilotrl/env-wordle',
   '@pilotrl/llm',
   '@pilotrl/optim',
   '@pilotrl/policy-tfjs',
@@ -46,13 +49,18 @@ export function resolveConfig(nameOrPath: string): CurriculumConfig {
     : presetConfig(nameOrPath);
 }
 
-/** SHA-256 of the task lists a run reads (ids, seeds and goals of the first tasks of every split). */
-async function taskHashes(config: CurriculumConfig, provider: EnvProvider): Promise<Record<string, string>> {
+/**
+ * SHA-256 of the task lists a run reads (ids, seeds and goals of the first tasks of every split),
+ * under `tasks/<split>`, or `tasks/<env>/<split>` in a mixture.
+ */
+async function taskHashes(envs: readonly RunEnv[]): Promise<Record<string, string>> {
   const hashes: Record<string, string> = {};
-  for (const split of provider.tasks.splits()) {
-    const limit = split === config.env.trainSplit ? 200 : config.eval.episodes;
-    const tasks = await provider.tasks.tasks(split, { offset: 0, limit });
-    hashes[`tasks/${split}`] = sha256(JSON.stringify(tasks));
+  for (const { id, config, provider } of envs) {
+    for (const split of provider.tasks.splits()) {
+      const limit = split === config.env.trainSplit ? 200 : config.eval.episodes;
+      const tasks = await provider.tasks.tasks(split, { offset: 0, limit });
+      hashes[envs.length > 1 ? `tasks/${id}/${split}` : `tasks/${split}`] = sha256(JSON.stringify(tasks));
+    }
   }
   return hashes;
 }
@@ -98,7 +106,7 @@ export async function train(
     try {
       log(`pilotrl: resuming ${runDir}`);
       await startBackend(config, log);
-      const { provider, policy, state } = await resumeRun(config, runDir);
+      const { envs, policy, state } = await resumeRun(config, runDir);
       if (state === undefined) {
         // Killed before its first checkpoint: the run starts over, so its partial logs go.
         const paths = runPaths(runDir);
@@ -106,7 +114,7 @@ export async function train(
         log('pilotrl: no checkpoint yet; starting the run over');
       }
       try {
-        evals = await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr }, state);
+        evals = await runCurriculum({ config, runDir, envs, policy, log, progress: io.stderr }, state);
       } finally {
         policy.dispose();
       }
@@ -156,7 +164,7 @@ async function trainFresh(
   log(
     `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
   );
-  const { provider, policy, dataHashes } = await startRun(config);
+  const { envs, policy, dataHashes } = await startRun(config);
   createRunDir(runDir, config, {
     name: config.name,
     createdAt: new Date().toISOString(),
@@ -168,7 +176,7 @@ async function trainFresh(
       eval: hashString(`${config.seed}/eval`) >>> 1,
     },
     packages: packageVersions(PACKAGE_NAMES),
-    dataHashes: { ...dataHashes, ...(await taskHashes(config, provider)) },
+    dataHashes: { ...dataHashes, ...(await taskHashes(envs)) },
     platform: {
       node: process.version,
       os: platform(),
@@ -180,7 +188,7 @@ async function trainFresh(
   });
   log(`pilotrl: ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`);
   try {
-    return await runCurriculum({ config, runDir, provider, policy, log, progress: io.stderr });
+    return await runCurriculum({ config, runDir, envs, policy, log, progress: io.stderr });
   } finally {
     policy.dispose();
   }
