@@ -1,6 +1,6 @@
 // The one env registry: the envs a curriculum can name (`env.id` in a config), each a factory for
 // fresh envs plus the task source with its splits and oracle, and what else the env offers (state
-// view, hindsight, plan steps, demonstrator). Pre-filled with ALFWorld, Maze, TextCraft, Wordle and
+// view, hindsight, plan steps, demonstrator). Pre-filled with ALFWorld, BabyAI, Maze, TextCraft, Wordle and
 // the testkit's toy envs; an env package registers nothing itself, so a new env is added here.
 import {
   createRegistry,
@@ -22,6 +22,7 @@ import {
   createDirectoryTaskSource,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
+import { BABYAI_ENV_ID, babyaiTasks, createBabyaiEnv } from '@pilotrl/env-babyai';
 import { createMazeEnv, MAZE_ENV_ID, mazePlanSteps, mazeTasks } from '@pilotrl/env-maze';
 import { testkitEnvs } from '@pilotrl/env-testkit';
 import {
@@ -109,6 +110,13 @@ envProviders.register(ALFWORLD_ENV_ID, (options) => {
 function optionsFor(schema: { shape: object }, options: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(options).filter(([key]) => Object.hasOwn(schema.shape, key)));
 }
+
+/** BabyAI: AgentGym's text version on Minigrid start states (the package's shipped splits). */
+envProviders.register(BABYAI_ENV_ID, () => ({
+  envId: BABYAI_ENV_ID,
+  createEnv: (options) => createBabyaiEnv(options),
+  tasks: withCachedOracle(babyaiTasks),
+}));
 
 /** Maze: LMRL-Gym's one layout, its splits the start positions. */
 envProviders.register(MAZE_ENV_ID, () => ({

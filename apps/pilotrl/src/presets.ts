@@ -1,7 +1,7 @@
 // Named curricula shipped with the CLI: `quick` (a full curriculum in minutes on a laptop CPU),
 // `paper` (PilotRL's reference optimisation settings), `react-baseline` (no plans, outcome RL),
 // `reproduce-alfworld` (the base of the reproduction on ALFWorld), `maze-quick`, `textcraft-quick`,
-// `wordle-quick` (quick's recipe on the other envs) and `mixture-quick` (the three at once).
+// `wordle-quick`, `babyai-quick` (quick's recipe on the other envs) and `mixture-quick` (the three at once).
 import { NotFoundError } from '@pilotrl/core';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
 
@@ -168,6 +168,21 @@ const wordleQuick: CurriculumConfigInput = {
   eval: { episodes: 100, every: 1000 },
 };
 
+// BabyAI has no plan steps either, so its agent is ReAct; each observation says what the agent sees
+// and which commands it has, so the view prompt (goal and latest observation) carries what it needs.
+const babyaiQuick: CurriculumConfigInput = {
+  ...quick,
+  name: 'babyai-quick',
+  env: { id: 'babyai', maxSteps: 20 },
+  policy: { ...quick.policy, tokenizerCorpusTasks: 100, vocabSize: 500 },
+  agent: { paradigm: 'react', prompt: 'view', actionSpace: 'choice' },
+  sft: { demonstrations: 200, steps: 300, batchSize: 16, learningRate: 3e-3, stepsPerIteration: 50 },
+  stages: [
+    { kind: 'joint', ...expertIteration, iterations: 3, tasksPerIteration: 32, rewards: { outcome: 1 } },
+  ],
+  eval: { episodes: 60, every: 1000 },
+};
+
 // One policy on Maze, TextCraft and Wordle at once, as the paper trains on its mixture of envs:
 // training tasks, demonstrations and the tokenizer corpus shared out by weight, success reported
 // per env. Maze and TextCraft plan in their plan steps; Wordle, which has none, plays ReAct with
@@ -211,6 +226,7 @@ export const presets: Readonly<Record<string, CurriculumConfigInput>> = {
   'maze-quick': mazeQuick,
   'textcraft-quick': textcraftQuick,
   'wordle-quick': wordleQuick,
+  'babyai-quick': babyaiQuick,
   'mixture-quick': mixtureQuick,
 };
 

@@ -30,6 +30,7 @@ export const PACKAGE_NAMES = [
   '@pilotrl/agent',
   '@pilotrl/env-testkit',
   '@pilotrl/env-alfworld',
+  '@pilotrl/env-babyai',
   '@pilotrl/env-maze',
   '@pilotrl/env-textcraft',
   '@pilotrl/env-wordle',
