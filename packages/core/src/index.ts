@@ -77,9 +77,12 @@ export {
   oracleSolutionSchema,
   type Plan,
   planSchema,
+  type TaskRange,
   type TaskRef,
   type TaskSource,
+  taskRange,
   taskRefSchema,
+  UNBOUNDED_SPLIT_PAGE,
 } from './task';
 export {
   type AdamParams,

@@ -9,6 +9,7 @@ import {
   type OracleSolution,
   type TaskRef,
   type TaskSource,
+  taskRange,
 } from '@pilotrl/core';
 import { compileScene, type Dialect } from './game-file';
 import { generateScene, type Scene, seenFloorPlans } from './generator';
@@ -53,11 +54,10 @@ export function createGeneratedTaskSource(options: { dialect?: Dialect } = {}): 
     envId: 'alfworld',
     splits: () => generatedSplits,
     count: () => 'unbounded',
-    async tasks(split, range = {}) {
-      const offset = range.offset ?? 0;
-      const limit = range.limit ?? 100;
+    async tasks(split, range) {
+      const { start, end } = taskRange('alfworld', range, 'unbounded');
       const refs: TaskRef[] = [];
-      for (let index = offset; index < offset + limit; index++) {
+      for (let index = start; index < end; index++) {
         const { floorPlan, trial } = generatedTask(split, index);
         const scene = generateScene({ floorPlan, trial });
         refs.push({
@@ -113,16 +113,15 @@ export function createDirectoryTaskSource(root: string, options: { dialect?: Dia
     envId: 'alfworld',
     splits: () => directorySplits,
     count: (split) => trials.get(split)?.length ?? 0,
-    async tasks(split, range = {}) {
+    async tasks(split, range) {
       const list = trials.get(split);
       if (list === undefined)
         throw new NotFoundError(`unknown split "${split}"; splits are ${directorySplits.join(', ')}`);
-      const offset = range.offset ?? 0;
-      const end = range.limit === undefined ? list.length : offset + range.limit;
-      return list.slice(offset, end).map((taskId, i) => ({
+      const { start, end } = taskRange('alfworld', range, list.length);
+      return list.slice(start, end).map((taskId, i) => ({
         taskId,
         split,
-        seed: offset + i,
+        seed: start + i,
         taskType: taskId
           .split('/')
           .find((part) => part.includes('-'))

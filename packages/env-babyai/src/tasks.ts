@@ -1,12 +1,6 @@
 // BabyAI's task source: the shipped start states (Minigrid's own, see splits.ts) by split, task ids
 // `<split>-<index>` or AgentGym item ids `babyai_<data index>`, and the oracle.
-import {
-  InvalidArgumentError,
-  NotFoundError,
-  type OracleSolution,
-  type TaskRef,
-  type TaskSource,
-} from '@pilotrl/core';
+import { NotFoundError, type OracleSolution, type TaskRef, type TaskSource, taskRange } from '@pilotrl/core';
 import { SHIPPED_LEVEL_LINES } from './data/levels.generated';
 import { goalOf, type LevelState, parseLevelState } from './level';
 import { solveLevel } from './oracle';
@@ -89,15 +83,9 @@ export const babyaiTasks: TaskSource & { oracle(task: TaskRef): Promise<OracleSo
   count: (split) => babyaiSplitSize(split),
   async tasks(split, range = {}) {
     const indices = dataIndicesOf(split);
-    const offset = range.offset ?? 0;
-    const limit = range.limit ?? indices.length;
-    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 0) {
-      throw new InvalidArgumentError(
-        `babyai: offset and limit must be non-negative integers, got ${offset} and ${limit}`,
-      );
-    }
-    return indices.slice(offset, offset + limit).map((dataIdx, k) => ({
-      taskId: `${split}-${offset + k}`,
+    const { start, end } = taskRange(BABYAI_ENV_ID, range, indices.length);
+    return indices.slice(start, end).map((dataIdx, k) => ({
+      taskId: `${split}-${start + k}`,
       split,
       seed: dataIdx,
       description: goalOf(babyaiLevel(dataIdx).mission),

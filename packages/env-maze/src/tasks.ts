@@ -1,12 +1,6 @@
 // Maze's task source. The layout is fixed, so a task is its start cell (AgentGym's game number):
 // train and valid_seen are the games AgentTraj trains on, valid_unseen AgentEval's games it never shows.
-import {
-  InvalidArgumentError,
-  NotFoundError,
-  type OracleSolution,
-  type TaskRef,
-  type TaskSource,
-} from '@pilotrl/core';
+import { NotFoundError, type OracleSolution, type TaskRef, type TaskSource, taskRange } from '@pilotrl/core';
 import {
   type Cell,
   GOAL,
@@ -81,15 +75,9 @@ export const mazeTasks: TaskSource & { oracle(task: TaskRef): Promise<OracleSolu
   count: (split) => gamesOf(split).length,
   async tasks(split, range = {}) {
     const games = gamesOf(split);
-    const offset = range.offset ?? 0;
-    const limit = range.limit ?? games.length;
-    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 0) {
-      throw new InvalidArgumentError(
-        `maze: offset and limit must be non-negative integers, got ${offset} and ${limit}`,
-      );
-    }
-    return games.slice(offset, offset + limit).map((game, i) => ({
-      taskId: `${split}-${offset + i}`,
+    const { start, end } = taskRange(MAZE_ENV_ID, range, games.length);
+    return games.slice(start, end).map((game, i) => ({
+      taskId: `${split}-${start + i}`,
       split,
       seed: game,
       description: MAZE_TASK,

@@ -13,6 +13,7 @@ import {
   type TaskRef,
   type TaskSource,
   type TextEnv,
+  taskRange,
 } from '@pilotrl/core';
 import { z } from 'zod';
 
@@ -156,13 +157,6 @@ export function createToyEnv<State>(game: ToyGame<State>, config?: ToyEnvConfig)
   };
 }
 
-const rangeSchema = z
-  .strictObject({
-    offset: z.number().int().nonnegative().optional(),
-    limit: z.number().int().nonnegative().optional(),
-  })
-  .optional();
-
 /** A task source whose oracle always exists. */
 export type ToyTaskSource = TaskSource & { oracle(task: TaskRef): Promise<OracleSolution> };
 
@@ -182,11 +176,9 @@ export function createToyTaskSource<State>(game: ToyGame<State>): ToyTaskSource 
     count: (split) => TOY_SPLIT_SIZES[splitOf(split)],
     async tasks(split, range) {
       const known = splitOf(split);
-      const { offset = 0, limit = TOY_SPLIT_SIZES[known] } =
-        parseOrThrow(rangeSchema, range, `${game.envId} task range`) ?? {};
-      const end = Math.min(TOY_SPLIT_SIZES[known], offset + limit);
+      const { start, end } = taskRange(game.envId, range, TOY_SPLIT_SIZES[known]);
       const refs: TaskRef[] = [];
-      for (let index = offset; index < end; index++) {
+      for (let index = start; index < end; index++) {
         refs.push({
           taskId: `${known}-${index}`,
           split: known,

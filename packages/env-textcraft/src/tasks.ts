@@ -1,13 +1,7 @@
 // TextCraft's task source: AgentGym `data_idx` values per split over a recipe world, plus four
 // unbounded splits of generated crafting trees (`generated_depth_1` … `_4`), each task a fresh
 // small world whose goal has exactly that depth. The oracle crafts every goal.
-import {
-  InvalidArgumentError,
-  NotFoundError,
-  type OracleSolution,
-  type TaskRef,
-  type TaskSource,
-} from '@pilotrl/core';
+import { NotFoundError, type OracleSolution, type TaskRef, type TaskSource, taskRange } from '@pilotrl/core';
 import { textcraftTask } from './env';
 import { solve } from './oracle';
 import { textcraftPlanOf } from './plan-steps';
@@ -38,17 +32,9 @@ export function createTextcraftTasks(options?: WorldOptions): TextcraftTaskSourc
     },
     async tasks(split, range = {}) {
       check(split);
-      const offset = range.offset ?? 0;
-      const size = this.count(split);
-      const limit = range.limit ?? (size === 'unbounded' ? 100 : size);
-      if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 0) {
-        throw new InvalidArgumentError(
-          `textcraft: offset and limit must be non-negative integers, got ${offset} and ${limit}`,
-        );
-      }
-      const end = size === 'unbounded' ? offset + limit : Math.min(offset + limit, size);
+      const { start, end } = taskRange(TEXTCRAFT_ENV_ID, range, this.count(split));
       const tasks: TaskRef[] = [];
-      for (let index = offset; index < end; index++) {
+      for (let index = start; index < end; index++) {
         const taskId = `${split}-${index}`;
         const start = setup.start(0, taskId);
         tasks.push({

@@ -8,6 +8,7 @@ import {
   parseOrThrow,
   type TaskRef,
   type TaskSource,
+  taskRange,
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { MAX_ATTEMPTS, spaced, WORD_LENGTH, WordleGame } from './game';
@@ -122,16 +123,9 @@ export function createWordleTasks(
       return split === 'train' ? 'unbounded' : size;
     },
     async tasks(split, range = {}) {
-      const size = splitSize(split);
-      const offset = range.offset ?? 0;
-      const limit = range.limit ?? (split === 'train' ? 100 : size);
-      if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 0) {
-        throw new InvalidArgumentError(
-          `wordle: offset and limit must be non-negative integers, got ${offset} and ${limit}`,
-        );
-      }
+      const { start, end } = taskRange(WORDLE_ENV_ID, range, this.count(split));
       const refs: TaskRef[] = [];
-      for (let index = offset; index < Math.min(size, offset + limit); index++) {
+      for (let index = start; index < end; index++) {
         const taskId = `${split}-${index}`;
         const task = wordleTask(vocabulary, taskId);
         refs.push({ taskId, split, seed: task.seed, description: WORDLE_TASK });
