@@ -1,6 +1,3 @@
-// A mixture curriculum: one policy trained on several envs at once, tasks drawn by weight, each env
-// played with its own agent settings, evaluated and reported per env, and resumable like any run.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,24 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readJsonl } from './jsonl';
 import { writeReport } from './report';
 import { drawEnvCounts, shareByWeight } from './run-envs';
-
-const appDir = join(import.meta.dirname, '..');
-const bin = join(appDir, 'src', 'bin.ts');
-
-function pilotrl(args: string[], onStderr?: (text: string, child: ChildProcess) => void) {
-  const child = spawn(process.execPath, ['--conditions=@pilotrl/source', '--import', 'tsx', bin, ...args], {
-    cwd: appDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    onStderr?.(stderr, child);
-  });
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
-  );
-}
+import { spawnPilotrl } from './tiny-corridor.testing';
 
 // Corridor three times as often as key-door; key-door's agent is ReAct with a longer history.
 const mixtureYaml = [
@@ -81,7 +61,7 @@ describe('pilotrl train on an env mixture', () => {
     writeFileSync(config, mixtureYaml);
 
     const straight = join(dir, 'straight');
-    const full = await pilotrl(['train', '--config', config, '--out', straight, '--no-report']);
+    const full = await spawnPilotrl(['train', '--config', config, '--out', straight, '--no-report']);
     expect(full.code, full.stderr).toBe(0);
     // Demonstrations (and the tokenizer corpus with them) come from each env's oracle.
     expect(full.stderr).toMatch(/sft testkit\/corridor: \d+ demonstration turns from the 6 of 6 tasks/);
@@ -112,14 +92,14 @@ describe('pilotrl train on an env mixture', () => {
     expect(report).toContain('testkit/key-door valid_unseen');
 
     const interrupted = join(dir, 'interrupted');
-    const killed = await pilotrl(
+    const killed = await spawnPilotrl(
       ['train', '--config', config, '--out', interrupted, '--no-report'],
       (stderr, child) => {
         if (stderr.includes('(global iteration 2)')) child.kill('SIGKILL');
       },
     );
     expect(killed.signal).toBe('SIGKILL');
-    const resumed = await pilotrl(['train', '--resume', interrupted, '--no-report']);
+    const resumed = await spawnPilotrl(['train', '--resume', interrupted, '--no-report']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('resuming at follow iteration 0 (global 2)');
     for (const file of ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl']) {

@@ -1,5 +1,8 @@
 // A curriculum small enough for tests that train for real: SFT of two steps and `stages` joint
-// stages of two iterations on the testkit corridor, and CLI ios that print nothing or keep it.
+// stages of two iterations on the testkit corridor, CLI ios that print nothing or keep it, and the
+// CLI run from source in a child process.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { CliIo } from './commands/io';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
@@ -92,4 +95,23 @@ export function resumableCurriculumYaml(options: {
     `checkpoint: { every: ${options.checkpointEvery}, keep: 2 }`,
     'sampleEpisodes: 1',
   ].join('\n');
+}
+
+/** Runs the CLI from source in a child process; `onStderr` sees the stderr so far and may kill the child. */
+export function spawnPilotrl(
+  args: string[],
+  onStderr?: (text: string, child: ChildProcess) => void,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const appDir = join(import.meta.dirname, '..');
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@pilotrl/source', '--import', 'tsx', join(appDir, 'src', 'bin.ts'), ...args],
+    { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    onStderr?.(stderr, child);
+  });
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }

@@ -1,29 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl } from './jsonl';
-import { resumableCurriculumYaml } from './tiny-corridor.testing';
-
-const appDir = join(import.meta.dirname, '..');
-const bin = join(appDir, 'src', 'bin.ts');
-
-/** Runs the CLI from source; `onStderr` sees every stderr chunk and may kill the child. */
-function pilotrl(args: string[], onStderr?: (text: string, child: ChildProcess) => void) {
-  const child = spawn(process.execPath, ['--conditions=@pilotrl/source', '--import', 'tsx', bin, ...args], {
-    cwd: appDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    onStderr?.(stderr, child);
-  });
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
-  );
-}
+import { resumableCurriculumYaml, spawnPilotrl } from './tiny-corridor.testing';
 
 // Wall-clock figures differ between runs by nature; everything else must match exactly.
 const timing = new Set(['charts/SPS']);
@@ -39,11 +19,11 @@ describe('pilotrl train --resume', () => {
     writeFileSync(config, resumableCurriculumYaml({ name: 'resume-test', evalEvery: 1, checkpointEvery: 2 }));
 
     const straight = join(dir, 'straight');
-    const full = await pilotrl(['train', '--config', config, '--out', straight, '--no-report']);
+    const full = await spawnPilotrl(['train', '--config', config, '--out', straight, '--no-report']);
     expect(full.code, full.stderr).toBe(0);
 
     const interrupted = join(dir, 'interrupted');
-    const killed = await pilotrl(
+    const killed = await spawnPilotrl(
       ['train', '--config', config, '--out', interrupted, '--no-report'],
       (stderr, child) => {
         if (stderr.includes('(global iteration 2)')) child.kill('SIGKILL');
@@ -52,7 +32,7 @@ describe('pilotrl train --resume', () => {
     expect(killed.signal).toBe('SIGKILL');
     expect(existsSync(join(interrupted, 'checkpoints', 'iter-000004'))).toBe(false);
 
-    const resumed = await pilotrl(['train', '--resume', interrupted, '--no-report']);
+    const resumed = await spawnPilotrl(['train', '--resume', interrupted, '--no-report']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('resuming at joint iteration 0 (global 2)');
 
@@ -88,11 +68,11 @@ describe('pilotrl train --resume', () => {
       ].join('\n'),
     );
     const straight = join(dir, 'straight');
-    const full = await pilotrl(['train', '--config', config, '--out', straight, '--no-report']);
+    const full = await spawnPilotrl(['train', '--config', config, '--out', straight, '--no-report']);
     expect(full.code, full.stderr).toBe(0);
 
     const interrupted = join(dir, 'interrupted');
-    const killed = await pilotrl(
+    const killed = await spawnPilotrl(
       ['train', '--config', config, '--out', interrupted, '--no-report'],
       (stderr, child) => {
         if (stderr.includes('(global iteration 3)')) child.kill('SIGKILL');
@@ -100,7 +80,7 @@ describe('pilotrl train --resume', () => {
     );
     expect(killed.signal).toBe('SIGKILL');
     expect(existsSync(join(interrupted, 'checkpoints', 'iter-000003', 'phase-state.json'))).toBe(true);
-    const resumed = await pilotrl(['train', '--resume', interrupted, '--no-report']);
+    const resumed = await spawnPilotrl(['train', '--resume', interrupted, '--no-report']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('resuming at joint iteration 1 (global 3)');
 
