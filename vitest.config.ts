@@ -1,7 +1,8 @@
 // One vitest project per workspace package. Each package's exports are aliased to its `src/`
 // (the `@pilotrl/source` export condition), so the whole suite runs without a build.
 // The policy's tests run twice: on wasm, and on native TensorFlow where it is set up (always in
-// CI, where a missing native backend fails the run instead of skipping it).
+// CI, where a missing native backend fails the run instead of skipping it). Tests against the real
+// Python engines (`*.engine.test.ts`) run apart, in `pnpm test:engines` (vitest.engines.config.ts).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
@@ -35,6 +36,9 @@ export const sourceAliases = packageDirs.flatMap((dir) => {
   });
 });
 
+/** Tests that drive a real engine (TextWorld/ALFWorld, Minigrid) in Python: `pnpm test:engines`. */
+export const ENGINE_TESTS = ['**/*.engine.test.ts'];
+
 const POLICY = '@pilotrl/policy-tfjs';
 const nativeReady =
   nativeInstallState('cpu', nativePackageDir('cpu', join(workspaceRoot, 'packages/policy-tfjs/'))).state ===
@@ -50,6 +54,7 @@ function project(dir: string, name: string, extra: TestProjectInlineConfiguratio
       testTimeout: 60_000,
       hookTimeout: 60_000,
       ...extra,
+      exclude: ['**/node_modules/**', ...ENGINE_TESTS, ...(extra.exclude ?? [])],
     },
   };
 }
