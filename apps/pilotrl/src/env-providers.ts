@@ -22,7 +22,7 @@ import {
   createDirectoryTaskSource,
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
-import { BABYAI_ENV_ID, babyaiTasks, createBabyaiEnv } from '@pilotrl/env-babyai';
+import { BABYAI_ENV_ID, babyaiPlanSteps, babyaiTasks, createBabyaiEnv } from '@pilotrl/env-babyai';
 import { createMazeEnv, MAZE_ENV_ID, mazePlanSteps, mazeTasks } from '@pilotrl/env-maze';
 import { testkitEnvs } from '@pilotrl/env-testkit';
 import {
@@ -115,6 +115,7 @@ function optionsFor(schema: { shape: object }, options: Record<string, unknown>)
 envProviders.register(BABYAI_ENV_ID, () => ({
   envId: BABYAI_ENV_ID,
   createEnv: (options) => createBabyaiEnv(options),
+  planSteps: babyaiPlanSteps,
   tasks: withCachedOracle(babyaiTasks),
 }));
 

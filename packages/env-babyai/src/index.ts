@@ -12,5 +12,6 @@ export { AGENTGYM_ACKNOWLEDGEMENT, BABYAI_SYSTEM_PROMPT } from './data/client-pr
 export { type BabyaiConfig, babyaiConfigSchema, createBabyaiEnv } from './env';
 export { goalOf, type LevelState, levelStateSchema, parseLevelFile, parseLevelState } from './level';
 export { planPrimitives, solveLevel } from './oracle';
+export { babyaiPlanOf, babyaiPlanSteps } from './plan-steps';
 export { AGENTGYM_DATA_LEVELS, AGENTGYM_LEVELS, BABYAI_SPLIT_PLAN, type BabyaiSplit } from './splits';
 export { BABYAI_ENV_ID, babyaiDataIndexOf, babyaiLevel, babyaiSplitSize, babyaiTasks } from './tasks';
