@@ -238,6 +238,8 @@ const PRIMITIVE_COMMANDS: Partial<Record<Primitive, string>> = {
   [PRIMITIVES.drop]: 'drop',
 };
 
+const PRIMITIVE_COMMAND_TEXTS = new Set(Object.values(PRIMITIVE_COMMANDS));
+
 /** The command that plays exactly `primitive` now. */
 function commandFor(episode: AgentGymBabyAI, primitive: Primitive): string | undefined {
   if (primitive !== PRIMITIVES.pickup) return PRIMITIVE_COMMANDS[primitive];
@@ -263,17 +265,24 @@ export function solveLevel(level: LevelState, maxCommands = 20): string[] {
     const plan = planPrimitives(episode.game);
     if (plan === null || plan.length === 0) return [];
     let best: { command: string; remaining: number } | undefined;
+    let winning: string | undefined;
     for (const command of episode.availableActions()) {
       if (command === 'check available actions') continue;
       const trial = episode.clone();
       if (trial.step(command).done) {
-        best = { command, remaining: -1 };
-        break;
+        // A win by a command that names its object says what was done, so a plan can be read off
+        // the game (`babyaiPlanOf`); a turn or a step forward that wins as well says nothing.
+        winning ??= command;
+        if (!PRIMITIVE_COMMAND_TEXTS.has(command)) {
+          winning = command;
+          break;
+        }
+        continue;
       }
       const remaining = planPrimitives(trial.game)?.length ?? Number.POSITIVE_INFINITY;
       if (remaining < (best?.remaining ?? plan.length)) best = { command, remaining };
     }
-    const command = best?.command ?? commandFor(episode, plan[0]!);
+    const command = winning ?? best?.command ?? commandFor(episode, plan[0]!);
     if (command === undefined) return [];
     commands.push(command);
     if (episode.step(command).done) return commands;

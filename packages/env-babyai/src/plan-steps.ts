@@ -9,6 +9,11 @@ import type { PlanStepVocabulary } from '@pilotrl/core';
 const COLOURS = ['red', 'green', 'blue', 'purple', 'yellow', 'grey'] as const;
 const TYPES = ['door', 'key', 'ball', 'box'] as const;
 
+const OPEN_DOOR_IN_FRONT = /There is a (\w+) open door \d+ right in front of you 1 steps away\./;
+
+/** Opening whatever door the agent faces, for a game that does not say which door it went to. */
+const OPEN_DOOR_AHEAD = 'open the door in front of you';
+
 /** An AgentGym command that acts on one object, by what it does and to which colour and type. */
 interface ObjectCommand {
   readonly verb: 'go to' | 'pick up' | 'open and go through' | 'go through';
@@ -54,7 +59,7 @@ function stepsAbout(colour: string, type: string): string[] {
 /**
  * The plan a won command sequence carries out: `go to …`, `pickup …`, opening and going through
  * doors, and `drop` (of what the last `pickup` took) become steps; turns, moves and listings do not.
- * A `toggle` opens the door the command before it went to.
+ * A `toggle` opens the door the command before it went to, or, after a turn or a move, the door ahead.
  */
 export function babyaiPlanOf(actions: readonly string[]): string[] {
   const plan: string[] = [];
@@ -64,8 +69,8 @@ export function babyaiPlanOf(actions: readonly string[]): string[] {
     const command = parseCommand(action);
     if (command?.verb === 'pick up') carried = `${command.colour} ${command.type}`;
     if (command !== undefined) plan.push(`${STEP_VERB[command.verb]} the ${command.colour} ${command.type}`);
-    else if (action === 'toggle' && facingShutDoor !== undefined)
-      plan.push(`open the ${facingShutDoor} door`);
+    else if (action === 'toggle')
+      plan.push(facingShutDoor === undefined ? OPEN_DOOR_AHEAD : `open the ${facingShutDoor} door`);
     else if (action === 'drop' && carried !== undefined) {
       plan.push(`drop the ${carried}`);
       carried = undefined;
@@ -83,21 +88,21 @@ const STEP_VERB: Record<ObjectCommand['verb'], string> = {
   'go through': 'go through',
 };
 
-const ALL_STEPS = COLOURS.flatMap((colour) => TYPES.flatMap((type) => stepsAbout(colour, type)));
+const ALL_STEPS = [
+  ...COLOURS.flatMap((colour) => TYPES.flatMap((type) => stepsAbout(colour, type))),
+  OPEN_DOOR_AHEAD,
+];
 
 export const babyaiPlanSteps: PlanStepVocabulary = {
   steps: () => [...ALL_STEPS],
 
   executes(step, action, observation) {
+    if (step === OPEN_DOOR_AHEAD) return action === 'toggle' && OPEN_DOOR_IN_FRONT.test(observation);
     const target = parseStep(step);
     if (target === undefined || !described(observation)) return false;
     const { verb, colour, type } = target;
     if (verb === 'drop') return action === 'drop' && observation.includes('You are not carrying anything.');
-    if (verb === 'open' && action === 'toggle') {
-      return new RegExp(`There is a ${colour} open door \\d+ right in front of you 1 steps away\\.`).test(
-        observation,
-      );
-    }
+    if (verb === 'open' && action === 'toggle') return OPEN_DOOR_IN_FRONT.exec(observation)?.[1] === colour;
     const command = parseCommand(action);
     if (command === undefined || command.colour !== colour || command.type !== type) return false;
     switch (verb) {
