@@ -21,6 +21,7 @@ describe('pilotrl --help and --version', () => {
     ['report', ['<run-dir>']],
     ['play', ['--env', '--split', '--task', '--max-steps', '(default: 50)']],
     ['serve', ['--checkpoint', '--port', '--host', '--shutdown-timeout', '(default: 8000)']],
+    ['serve-env', ['--env', '--port', '--host', '--max-sessions', '--idle-timeout', '--step-timeout']],
     ['reproduce', ['--config', '--seeds', '--variants', '--runs-dir', '<runs-dir>/RESULTS.md']],
   ])('%s --help lists its options and exits 0', async (command, expected) => {
     for (const args of [
@@ -39,7 +40,7 @@ describe('pilotrl --help and --version', () => {
   it('pilotrl --help lists every command', async () => {
     const { code, out } = await run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['train', 'eval', 'report', 'play', 'serve', 'reproduce'])
+    for (const command of ['train', 'eval', 'report', 'play', 'serve', 'serve-env', 'reproduce'])
       expect(out).toMatch(new RegExp(`\\n  ${command} `));
   });
 

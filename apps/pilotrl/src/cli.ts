@@ -11,6 +11,7 @@ import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
 import { reproduce } from './commands/reproduce';
 import { serveUntilStopped } from './commands/serve';
+import { serveEnvUntilStopped } from './commands/serve-env';
 import { train } from './commands/train';
 import { presets } from './presets';
 import { writeReport } from './report';
@@ -85,6 +86,14 @@ interface ServeFlags {
   backend?: ReturnType<typeof parseBackendChoice>;
   shutdownTimeout?: number;
 }
+interface ServeEnvFlags {
+  env: string[];
+  port: number;
+  host: string;
+  maxSessions?: number;
+  idleTimeout?: number;
+  stepTimeout?: number;
+}
 interface ReproduceFlags {
   config: string;
   seeds: number[];
@@ -110,7 +119,7 @@ const oneLine = (message: string) =>
 function program(io: CliIo, argv: readonly string[], setCode: (code: number) => void): Command {
   const cli = new Command('pilotrl')
     .description(
-      'Progressive RL curricula for AdaPlan agents: train, evaluate, report, play, serve, reproduce.',
+      'Progressive RL curricula for AdaPlan agents: train, evaluate, report, play, serve, serve envs, reproduce.',
     )
     .version(version(), '-V, --version', 'print the version')
     .option('--debug', 'on an error, print its stack trace')
@@ -220,6 +229,35 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
             apiKeyEnv: flags.apiKeyEnv,
             backend: flags.backend,
             shutdownTimeoutMs: flags.shutdownTimeout === undefined ? undefined : flags.shutdownTimeout * 1000,
+          }),
+        },
+        io,
+      );
+    });
+
+  cli
+    .command('serve-env')
+    .description(
+      "serve envs to Python trainers over OpenEnv and AgentGym's HTTP dialects until SIGINT/SIGTERM",
+    )
+    .requiredOption('--env <id,...>', 'comma-separated ids of the envs to serve, e.g. alfworld,maze', list)
+    .addOption(integerOption('--port <n>', 'the port (0: any free port)', 0, 65_535).default(8000))
+    .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .addOption(integerOption('--max-sessions <n>', 'open sessions at most (default 1024)', 1))
+    .addOption(
+      integerOption('--idle-timeout <s>', 'seconds before an idle session is closed (default 900)', 1),
+    )
+    .addOption(integerOption('--step-timeout <s>', 'seconds a step may take (default 30)', 1))
+    .action(async (flags: ServeEnvFlags) => {
+      await serveEnvUntilStopped(
+        {
+          envs: flags.env,
+          port: flags.port,
+          host: flags.host,
+          limits: given({
+            maxSessions: flags.maxSessions,
+            idleTimeoutMs: flags.idleTimeout === undefined ? undefined : flags.idleTimeout * 1000,
+            stepTimeoutMs: flags.stepTimeout === undefined ? undefined : flags.stepTimeout * 1000,
           }),
         },
         io,

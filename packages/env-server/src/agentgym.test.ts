@@ -1,0 +1,175 @@
+// AgentGym's dialects against our server: field names, JSON types (Python floats included), integer
+// ids, the 200 + {"error"} rule, reward semantics and the index → task mapping, with episodes played
+// to a win by each env's oracle.
+import { createGeneratedTaskSource } from '@pilotrl/env-alfworld';
+import { babyaiTasks } from '@pilotrl/env-babyai';
+import { solveFrom, startOfGame } from '@pilotrl/env-maze';
+import { textcraftTasks } from '@pilotrl/env-textcraft';
+import { wordleTasks } from '@pilotrl/env-wordle';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from './served-envs.testing';
+
+let api: Awaited<ReturnType<typeof startServer>>;
+beforeAll(async () => {
+  api = await startServer();
+});
+afterAll(() => api.server.close());
+
+describe('every dialect', () => {
+  it.each([
+    ['/alfworld', 'This is environment AlfWorld.'],
+    ['/textcraft', 'This is environment TextCraft.'],
+    ['/babyai', 'This is environment BabyAI.'],
+    ['/maze', 'This is environment LMRL-Gym.'],
+    ['/wordle', 'This is environment LMRL-Gym.'],
+  ])('GET %s/ greets as the original', async (prefix, greeting) => {
+    expect(await api.get(`${prefix}/`)).toEqual({ status: 200, json: greeting });
+  });
+
+  it('counts ids up from 0 per dialect, refuses unknown ids and closed ones with HTTP 200', async () => {
+    const first = (await api.postJson('/babyai/create')).id as number;
+    expect((await api.postJson('/babyai/create')).id).toBe(first + 1);
+    expect(await api.post('/babyai/step', { id: 9999, action: 'turn left' })).toEqual({
+      status: 200,
+      text: '{"error":"The id 9999 is not valid."}',
+    });
+    expect(await api.postJson('/babyai/close', { id: first })).toBe(true);
+    const afterClose = await api.postJson('/babyai/reset', { id: first, data_idx: 0 });
+    expect(afterClose.error).toMatch(/^The task with environment \d+ has been deleted: it was closed\.$/);
+  });
+});
+
+describe('ALFWorld', () => {
+  it('plays game 0 (train task 0) to a win: cut observations, float rewards, then "has finished"', async () => {
+    const tasks = createGeneratedTaskSource();
+    const [task] = await tasks.tasks('train', { offset: 0, limit: 1 });
+    const { actions } = await tasks.oracle!(task!);
+    const { id } = await api.postJson('/alfworld/create');
+    const reset = await api.postJson('/alfworld/reset', { id, game: 0, world_type: 'Text' });
+    expect(Object.keys(reset)).toEqual(['id', 'observation', 'available_actions', 'task_type']);
+    expect(reset.observation).toMatch(/^You are in the middle of a room\./);
+    expect(reset.task_type).toBe(`${task!.taskType}/${task!.taskId}`);
+    const first = await api.post('/alfworld/step', { id, action: actions[0] });
+    expect(first.text).toContain('"reward":0.0,');
+    expect(JSON.parse(first.text).observation).not.toMatch(/^You arrive at loc/);
+    let last = first;
+    for (const action of actions.slice(1)) last = await api.post('/alfworld/step', { id, action });
+    expect(Object.keys(JSON.parse(last.text))).toEqual([
+      'observation',
+      'reward',
+      'available_actions',
+      'done',
+    ]);
+    expect(last.text).toContain('"reward":1.0,');
+    expect(JSON.parse(last.text).done).toBe(true);
+    expect(await api.postJson('/alfworld/step', { id, action: 'look' })).toEqual({
+      error: `The task with environment ${id} has finished.`,
+    });
+    // A reset is allowed again after done, as in the original.
+    await api.postJson('/alfworld/reset', { id, game: 2420, world_type: 'Text' });
+    const detail = (await api.get(`/alfworld/detail?id=${id}`)).json as Record<string, unknown>;
+    expect(Object.keys(detail)).toEqual([
+      'world_type',
+      'game',
+      'observation',
+      'available_actions',
+      'done',
+      'reward',
+      'deleted',
+    ]);
+    expect(detail.game).toBe(2420);
+    expect((await api.get(`/alfworld/available_actions?id=${id}`)).json).toEqual(detail.available_actions);
+    expect((await api.get(`/alfworld/observation?id=${id}`)).json).toBe(detail.observation);
+  });
+
+  it('refuses a world_type and a game the original does not have', async () => {
+    const { id } = await api.postJson('/alfworld/create');
+    expect(await api.postJson('/alfworld/reset', { id, game: 0, world_type: 'Text3D' })).toEqual({
+      error: 'world_type must be one of "Text", "Embody" and "Hybrid"',
+    });
+    expect((await api.postJson('/alfworld/reset', { id, game: 2620, world_type: 'Text' })).error).toMatch(
+      /^The game 2620 is not valid/,
+    );
+  });
+});
+
+describe('TextCraft', () => {
+  it('resets at create with data_idx = id, and crafts the goal of a data_idx with the oracle', async () => {
+    const created = await api.postJson('/textcraft/create', { commands: null, goal: null });
+    expect(Object.keys(created)).toEqual(['id', 'observation', 'done', 'reward']);
+    expect(created.observation).toMatch(/^Crafting commands:/);
+    const [task] = await textcraftTasks.tasks('train', { offset: 0, limit: 1 });
+    const reset = await api.postJson('/textcraft/reset', { id: created.id, data_idx: task!.seed });
+    expect(reset).toMatchObject({ id: created.id, done: false, reward: 0 });
+    const { actions } = await textcraftTasks.oracle(task!);
+    let last: Record<string, unknown> = {};
+    for (const action of actions) last = await api.postJson('/textcraft/step', { id: created.id, action });
+    expect(last).toMatchObject({ reward: 1, done: true });
+    expect(Object.keys(last)).toEqual(['observation', 'reward', 'done']);
+    const detail = (await api.get(`/textcraft/detail?id=${created.id}`)).json;
+    expect(detail).toMatchObject({ done: true, reward: 1, deleted: false });
+  });
+});
+
+describe('BabyAI', () => {
+  it('plays babyai_<data_idx> to a win; reward is the step reward and score their sum', async () => {
+    const [task] = await babyaiTasks.tasks('train', { offset: 0, limit: 1 });
+    const { actions } = await babyaiTasks.oracle(task!);
+    const { id } = await api.postJson('/babyai/create');
+    const reset = await api.postJson('/babyai/reset', { id, data_idx: task!.seed });
+    expect(reset).toMatchObject({ reward: 0, score: 0, deleted: false, done: false });
+    expect(Object.keys(reset)).toEqual(['observation', 'reward', 'score', 'deleted', 'done']);
+    expect(reset.observation).toMatch(/^Your goal: .*\n[\s\S]*\nAvailable actions: \[".+"\]$/);
+    let last: Record<string, number | boolean | string> = {};
+    for (const action of actions) last = await api.postJson('/babyai/step', { id, action });
+    expect(Object.keys(last)).toEqual(['observation', 'reward', 'score', 'done']);
+    expect(last.done).toBe(true);
+    expect(last.reward).toBeGreaterThan(0);
+    expect(last.score).toBeGreaterThanOrEqual(last.reward as number);
+    expect((await api.postJson('/babyai/step', { id, action: 'turn left' })).error).toBe(
+      `The task with environment ${id} has finished.`,
+    );
+  });
+});
+
+describe('Maze', () => {
+  it('answers reset with the description alone and sums rewards in detail', async () => {
+    const { id } = await api.postJson('/maze/create');
+    expect(Object.keys(await api.postJson('/maze/reset', { id, game: 10 }))).toEqual(['observation']);
+    let last: Record<string, unknown> = {};
+    for (const action of solveFrom(startOfGame(10))) last = await api.postJson('/maze/step', { id, action });
+    expect(last).toEqual({ observation: 'Success\n', reward: 1, done: true });
+    expect((await api.get(`/maze/available_actions`)).json).toEqual([
+      'move left',
+      'move right',
+      'move up',
+      'move down',
+    ]);
+    expect((await api.get(`/maze/detail?id=${id}`)).json).toEqual({
+      error: `The task with environment ${id} has finished.`,
+    });
+    expect((await api.postJson('/maze/reset', { id, game: 26 })).error).toMatch(/The game 26 is not valid/);
+  });
+});
+
+describe('Wordle', () => {
+  it('lists the vocabulary before reset, opens with the server line and wins with the solver', async () => {
+    const { id } = await api.postJson('/wordle/create');
+    const vocabulary = (await api.get(`/wordle/filtered_vocab?id=${id}`)).json as string[];
+    expect(vocabulary.length).toBe(40);
+    expect(vocabulary.every((word) => /^[a-z]{5}$/.test(word))).toBe(true);
+    expect(await api.postJson('/wordle/reset', { id, seed: 4 })).toEqual({
+      id,
+      observation: "Let's start Wordle!",
+    });
+    expect((await api.post('/wordle/step', { id, action: 'x y z z y' })).text).toBe(
+      '{"observation":"invalid word","reward":0.0,"done":false}',
+    );
+    const { id: fresh } = await api.postJson('/wordle/create');
+    await api.postJson('/wordle/reset', { id: fresh, seed: 4 });
+    const { actions } = await wordleTasks.oracle({ taskId: 'train-4', split: 'train', seed: 4 });
+    let last: Record<string, unknown> = {};
+    for (const action of actions) last = await api.postJson('/wordle/step', { id: fresh, action });
+    expect(last).toEqual({ observation: 'g g g g g\n', reward: 1, done: true });
+  });
+});
