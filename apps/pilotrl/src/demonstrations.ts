@@ -27,7 +27,7 @@ import {
   type TaskRef,
 } from '@pilotrl/core';
 import { alignActionsToPlan } from '@pilotrl/rewards';
-import type { EnvProvider } from './env-providers';
+import { type EnvProvider, oracleSolution } from './env-providers';
 
 export interface Demonstration {
   messages: ChatMessage[];
@@ -102,13 +102,17 @@ export interface DemonstrationSetup {
   demonstrator?: Demonstrator;
 }
 
-/** The solution to demonstrate on `task`: the demonstrator's play of the oracle's, where it fits in `maxTurns`. */
+/**
+ * The solution to demonstrate on `task`: the demonstrator's play of the oracle's, where it fits in
+ * `maxTurns`; undefined for a task the oracle cannot solve.
+ */
 async function solutionFor(
   setup: DemonstrationSetup,
   task: TaskRef,
   maxTurns: number,
-): Promise<OracleSolution> {
-  const solution = await setup.provider.tasks.oracle!(task);
+): Promise<OracleSolution | undefined> {
+  const solution = await oracleSolution(setup.provider.tasks, task);
+  if (solution === undefined) return undefined;
   const played = await setup.demonstrator?.demonstrate(task, solution);
   return played !== undefined && played.actions.length <= maxTurns ? played : solution;
 }
@@ -136,7 +140,9 @@ export async function oracleDemonstrations(
   let won = 0;
   try {
     for (const task of tasks) {
-      policy.solution = await solutionFor(setup, task, agent.options.maxTurns);
+      const solution = await solutionFor(setup, task, agent.options.maxTurns);
+      if (solution === undefined) continue;
+      policy.solution = solution;
       policy.turn = 0;
       policy.transcript.length = 0;
       const [episode] = await rollout(agent, vectorEnv, {
@@ -182,6 +188,7 @@ async function scriptedDemonstrations(
   try {
     for (const task of tasks) {
       const solution = await solutionFor(setup, task, maxTurns);
+      if (solution === undefined) continue;
       // A solution longer than the agent's turns would be cut short; it teaches nothing.
       if (solution.actions.length > maxTurns) continue;
       const plan = paradigm === 'adaplan' && agentOptions.planSteps === undefined ? solution.plan : undefined;

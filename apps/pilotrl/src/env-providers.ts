@@ -9,8 +9,10 @@ import {
   type HindsightRelabeller,
   type OracleSolution,
   type PlanStepVocabulary,
+  type TaskRef,
   type TaskSource,
   type TextEnv,
+  UnsolvableTaskError,
 } from '@pilotrl/core';
 import {
   ALFWORLD_ENV_ID,
@@ -77,11 +79,24 @@ export function withCachedOracle(tasks: TaskSource): TaskSource {
       if (solution === undefined) {
         solution = oracle(task);
         cache.set(key, solution);
-        solution.catch(() => cache.delete(key));
+        // A task proved unsolvable stays so; any other failure is worth another try.
+        solution.catch((error: unknown) => {
+          if (!UnsolvableTaskError.isInstance(error)) cache.delete(key);
+        });
       }
       return solution;
     },
   };
+}
+
+/** The oracle's solution of `task`, or undefined when the oracle proves the task unsolvable. */
+export async function oracleSolution(tasks: TaskSource, task: TaskRef): Promise<OracleSolution | undefined> {
+  try {
+    return await tasks.oracle!(task);
+  } catch (error) {
+    if (UnsolvableTaskError.isInstance(error)) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -3,7 +3,8 @@
 // current weights, scored with the stage's rewards; and the metrics every stage reports around its
 // algorithm's own.
 import { type Agent, createVectorEnv, rollout } from '@pilotrl/agent';
-import type { Episode, Rng } from '@pilotrl/core';
+import { ConfigError, type Episode, type Rng, type TaskRef } from '@pilotrl/core';
+import { oracleSolution } from './env-providers';
 import { episodeMetrics } from './phase-metrics';
 import type { Phase } from './phase-plan';
 import type { RunContext } from './phase-runner';
@@ -31,6 +32,8 @@ export function createStageRollouts(
 ): { play(rng: Rng, iteration: number): Promise<StageRollout>; close(): Promise<void> } {
   const { config, envs, policy } = context;
   const stage = phase.stage!;
+  // Stage 1 hands an AdaPlan agent the oracle's plan of each task it plays.
+  const followsOracle = stage.kind === 'follow' && stage.planSource === 'oracle';
   const players = envs.map((env) => ({
     env,
     vectorEnv: createVectorEnv(() => env.provider.createEnv(envOptionsFor(env.config)), {
@@ -47,7 +50,12 @@ export function createStageRollouts(
       for (const [index, { env, vectorEnv, scorer }] of players.entries()) {
         if (counts[index] === 0) continue;
         const started = Date.now();
-        const tasks = await drawTasks(env, rng, counts[index]!);
+        const tasks = await drawTrainingTasks(
+          env,
+          rng,
+          counts[index]!,
+          followsOracle && env.config.agent.paradigm === 'adaplan',
+        );
         const agent = createAgent(
           env.config,
           policy.sampler(),
@@ -85,13 +93,47 @@ export function createStageRollouts(
   };
 }
 
-/** An env's training tasks of one iteration: a contiguous run of its split from a random offset. */
-async function drawTasks(env: RunEnv, rng: Rng, count: number) {
+/**
+ * An env's training tasks of one iteration: a contiguous run of its split from a random offset.
+ * A stage that follows the oracle's plans skips the tasks the oracle cannot solve, reading on
+ * (past the end of a finite split, from its start) until it has `count` or has read the split.
+ */
+export async function drawTrainingTasks(
+  env: RunEnv,
+  rng: Rng,
+  count: number,
+  followsOracle: boolean,
+): Promise<TaskRef[]> {
   const { provider, config } = env;
-  const total = provider.tasks.count(config.env.trainSplit);
+  const split = config.env.trainSplit;
+  const total = provider.tasks.count(split);
   const span = total === 'unbounded' ? 1_000_000 : Math.max(1, total - count + 1);
-  return provider.tasks.tasks(config.env.trainSplit, { offset: rng.int(span), limit: count });
+  const offset = rng.int(span);
+  if (!followsOracle) return provider.tasks.tasks(split, { offset, limit: count });
+  const size = total === 'unbounded' ? Number.POSITIVE_INFINITY : total;
+  const readAtMost = Math.min(size, count * SOLVABLE_READ_FACTOR);
+  const kept: TaskRef[] = [];
+  for (let read = 0, at = offset; kept.length < count && read < readAtMost; ) {
+    const page = await provider.tasks.tasks(split, {
+      offset: at,
+      limit: Math.min(count - kept.length, readAtMost - read),
+    });
+    if (page.length === 0) break;
+    for (const task of page) if ((await oracleSolution(provider.tasks, task)) !== undefined) kept.push(task);
+    read += page.length;
+    at += page.length;
+    if (at >= size) at = 0;
+  }
+  if (kept.length === 0) {
+    throw new ConfigError(
+      `env "${env.id}": the oracle solves none of the ${split} tasks read, so a stage cannot follow its plans; use planSource: llm or another split`,
+    );
+  }
+  return kept;
 }
+
+/** How many tasks per task wanted a stage that follows the oracle reads before it gives up. */
+const SOLVABLE_READ_FACTOR = 20;
 
 /**
  * An iteration's metrics: the episodes' statistics and the plan judge's score, then the

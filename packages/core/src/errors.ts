@@ -54,6 +54,14 @@ export class ParseError extends PilotRLError {
   }
 }
 
+/**
+ * An oracle proved a task unsolvable (or beyond it). Training leaves such a task out of whatever
+ * needs the oracle's solution (demonstrations, stage 1's plans); evaluation still plays it.
+ */
+export class UnsolvableTaskError extends PilotRLError {
+  static override readonly errorName = 'UnsolvableTaskError';
+}
+
 /** An operation ran past its time limit. */
 export class TimeoutError extends PilotRLError {
   static override readonly errorName = 'TimeoutError';

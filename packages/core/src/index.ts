@@ -45,6 +45,7 @@ export {
   parseOrThrow,
   printable,
   TimeoutError,
+  UnsolvableTaskError,
 } from './errors';
 export { createLimiter, type Limiter } from './limiter';
 export {

@@ -33,7 +33,10 @@ export interface TaskSource {
   count(split: string): number | 'unbounded';
   /** Tasks of a split in a fixed order; `offset`/`limit` page through it. */
   tasks(split: string, range?: { offset?: number; limit?: number }): Promise<TaskRef[]>;
-  /** An expert solution and reference plan, when the source has one. */
+  /**
+   * An expert solution and reference plan, when the source has one; rejects with an
+   * `UnsolvableTaskError` for a task the oracle cannot solve.
+   */
   oracle?(task: TaskRef): Promise<OracleSolution>;
 }
 

@@ -1,7 +1,8 @@
+import { UnsolvableTaskError } from '@pilotrl/core';
 import { checkEnv } from '@pilotrl/env-testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { AgentGymBabyAI } from './agentgym';
-import { babyaiLevel, babyaiSplitSize, babyaiTasks, createBabyaiEnv } from './index';
+import { BABYAI_SPLIT_PLAN, babyaiLevel, babyaiSplitSize, babyaiTasks, createBabyaiEnv } from './index';
 
 checkEnv(() => createBabyaiEnv(), {
   resets: [{ seed: 0 }, { seed: 1 }, { seed: 2, taskId: 'valid_unseen-2' }],
@@ -34,14 +35,22 @@ describe('babyai', () => {
     expect(listing.info.valid).toBe(true);
   });
 
-  it('wins every winnable task of every split with the oracle, within 20 commands', async () => {
+  it('wins every winnable task of every shipped split with the oracle, within 20 commands', async () => {
     const wins: Record<string, number> = {};
-    for (const split of babyaiTasks.splits()) {
+    const unsolvable: string[] = [];
+    for (const split of Object.keys(BABYAI_SPLIT_PLAN)) {
       const tasks = await babyaiTasks.tasks(split);
       expect(tasks).toHaveLength(babyaiSplitSize(split));
       wins[split] = 0;
       for (const task of tasks) {
-        const { actions } = await babyaiTasks.oracle(task);
+        const actions = await babyaiTasks.oracle(task).then(
+          (solution) => solution.actions,
+          (error: unknown) => {
+            if (!UnsolvableTaskError.isInstance(error)) throw error;
+            unsolvable.push(task.taskId);
+            return [];
+          },
+        );
         const game = new AgentGymBabyAI(babyaiLevel(task.seed));
         expect(actions.length, task.taskId).toBeLessThanOrEqual(20);
         if (actions.length > 0 && actions.map((action) => game.step(action).done).at(-1)) wins[split] += 1;
@@ -52,6 +61,7 @@ describe('babyai', () => {
     // (Minigrid v2.3.1 compares room indices with `is`, so "a different room" is not enforced);
     // no cell next to the target can be reached from the agent's start.
     expect(wins).toEqual({ train: 807, valid_seen: 90, valid_unseen: 60 });
+    expect(unsolvable).toEqual(['train-276', 'train-284', 'train-305']);
   }, 300_000);
 
   it('refuses a task id outside a split with the sizes of the splits', async () => {

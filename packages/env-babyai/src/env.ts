@@ -12,7 +12,7 @@ import {
 import { z } from 'zod';
 import { AgentGymBabyAI, availableActionsSuffix } from './agentgym';
 import { type LevelState, levelStateSchema } from './level';
-import { BABYAI_ENV_ID, babyaiDataIndexOf, babyaiLevel, babyaiSplitSize } from './tasks';
+import { BABYAI_ENV_ID, babyaiSplitSize, babyaiTaskOf } from './tasks';
 
 export const babyaiConfigSchema = z.strictObject({
   /** Commands (valid or not) after which an unfinished episode is truncated; AgentGym allows 20 rounds. */
@@ -33,7 +33,8 @@ export type BabyaiConfig = z.input<typeof babyaiConfigSchema>;
 interface Episode {
   readonly game: AgentGymBabyAI;
   readonly taskId: string;
-  readonly dataIdx: number;
+  /** AgentGym's data index; none for a generated task. */
+  readonly dataIdx: number | undefined;
   steps: number;
   score: number;
   last: StepResult;
@@ -62,13 +63,15 @@ export function createBabyaiEnv(config?: BabyaiConfig): TextEnv {
         task: current.game.goal,
         taskId: current.taskId,
         level: current.game.game.level.level,
-        dataIdx: current.dataIdx,
+        ...(current.dataIdx === undefined ? {} : { dataIdx: current.dataIdx }),
         score: current.score,
       },
     };
   };
 
-  const resolve = (options: ResetOptions): { taskId: string; dataIdx: number; level: LevelState } => {
+  const resolve = (
+    options: ResetOptions,
+  ): { taskId: string; dataIdx: number | undefined; level: LevelState } => {
     const item = options.taskId !== undefined && /^babyai_\d+$/.exec(options.taskId);
     if (item) {
       const dataIdx = Number(options.taskId!.slice('babyai_'.length));
@@ -76,8 +79,7 @@ export function createBabyaiEnv(config?: BabyaiConfig): TextEnv {
       if (custom !== undefined) return { taskId: options.taskId!, dataIdx, level: custom };
     }
     const taskId = options.taskId ?? `train-${options.seed % babyaiSplitSize('train')}`;
-    const dataIdx = babyaiDataIndexOf(taskId);
-    return { taskId, dataIdx, level: babyaiLevel(dataIdx) };
+    return { taskId, ...babyaiTaskOf(taskId) };
   };
 
   return {

@@ -10,8 +10,18 @@ export {
 } from './agentgym';
 export { AGENTGYM_ACKNOWLEDGEMENT, BABYAI_SYSTEM_PROMPT } from './data/client-prompts';
 export { type BabyaiConfig, babyaiConfigSchema, createBabyaiEnv } from './env';
+export { GENERATED_LEVELS, generateLevel } from './generator';
 export { goalOf, type LevelState, levelStateSchema, parseLevelFile, parseLevelState } from './level';
 export { planPrimitives, solveLevel } from './oracle';
 export { babyaiPlanOf, babyaiPlanSteps } from './plan-steps';
 export { AGENTGYM_DATA_LEVELS, AGENTGYM_LEVELS, BABYAI_SPLIT_PLAN, type BabyaiSplit } from './splits';
-export { BABYAI_ENV_ID, babyaiDataIndexOf, babyaiLevel, babyaiSplitSize, babyaiTasks } from './tasks';
+export {
+  BABYAI_ENV_ID,
+  babyaiDataIndexOf,
+  babyaiLevel,
+  babyaiSplitSize,
+  babyaiTaskOf,
+  babyaiTasks,
+  GENERATED_SPLIT,
+  generatedTaskOf,
+} from './tasks';
