@@ -13,6 +13,8 @@ import {
   planBlock,
   replayScripts,
   rollout,
+  type Script,
+  ScriptCutShortError,
   type ScriptReplay,
 } from '@pilotrl/agent';
 import {
@@ -25,6 +27,7 @@ import {
   type OracleSolution,
   type Policy,
   type TaskRef,
+  type VectorEnv,
 } from '@pilotrl/core';
 import { alignActionsToPlan } from '@pilotrl/rewards';
 import { type EnvProvider, oracleSolution } from './env-providers';
@@ -198,15 +201,8 @@ async function scriptedDemonstrations(
         goal: null,
         ...(plan === undefined ? {} : { plan }),
       };
-      let replay: ScriptReplay;
-      try {
-        [replay] = (await replayScripts(agent, vectorEnv, provider.envId, [script])) as [ScriptReplay];
-      } catch (error) {
-        // The context budget or the step limit ended the episode before the oracle's last command.
-        if (error instanceof InvalidArgumentError) continue;
-        throw error;
-      }
-      if (!replay.won) continue;
+      const replay = await replayWhole(agent, vectorEnv, provider.envId, script);
+      if (replay === undefined || !replay.won) continue;
       won++;
       for (const example of replay.examples) {
         demonstrations.push({
@@ -221,4 +217,23 @@ async function scriptedDemonstrations(
     await vectorEnv.close();
   }
   return { demonstrations, won };
+}
+
+/**
+ * A script replayed through the agent, or undefined where the context budget or the step limit
+ * ended the episode before its last command (such a replay would teach a cut-off game).
+ */
+export async function replayWhole(
+  agent: Parameters<typeof replayScripts>[0],
+  vectorEnv: VectorEnv,
+  envId: string,
+  script: Script,
+): Promise<ScriptReplay | undefined> {
+  try {
+    const [replay] = await replayScripts(agent, vectorEnv, envId, [script]);
+    return replay;
+  } catch (error) {
+    if (ScriptCutShortError.isInstance(error)) return undefined;
+    throw error;
+  }
 }

@@ -2,10 +2,11 @@
 // detours or (hindsight) the goal a lost group reached, rendered as the agent's own prompts (a
 // plan-step agent's with the plan of the replayed commands, written or provided as the stage has
 // it), then SFT on them mixed with the warm start's demonstrations.
-import { createVectorEnv, relabelEpisodes, replayScripts } from '@pilotrl/agent';
+import { createVectorEnv, relabelEpisodes } from '@pilotrl/agent';
 import type { Datum } from '@pilotrl/core';
 import { createExpertIteration } from '@pilotrl/optim';
 import { sftDatum, sftStep } from '@pilotrl/policy-tfjs';
+import { replayWhole } from './demonstrations';
 import type { Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
 import { envOptionsFor, runDemonstrations } from './runtime';
@@ -46,7 +47,13 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
     async iterate(rng, index) {
       const played = await rollouts.play(rng, index);
       const kept = { won: [] as Datum[], hindsight: [] as Datum[] };
-      const report = { wonGroups: 0, hindsightGroups: 0, unreachedGroups: 0, unreplayableGoals: 0 };
+      const report = {
+        wonGroups: 0,
+        hindsightGroups: 0,
+        unreachedGroups: 0,
+        unreplayableGoals: 0,
+        cutShort: 0,
+      };
       // Each env's groups are relabelled and replayed by its own env and agent.
       for (const { env, agent, episodes } of played.played) {
         const { replayEnv, relabelEnv } = replayers.get(env)!;
@@ -58,12 +65,20 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
             : {}),
           rng,
         });
-        const replays = await replayScripts(agent, replayEnv, env.provider.envId, scripts);
-        replays.forEach((replay, i) => {
+        for (const script of scripts) {
+          const replay = await replayWhole(agent, replayEnv, env.provider.envId, script);
+          // A game the agent's context cannot hold to its end would teach a cut-off game.
+          if (replay === undefined) {
+            report.cutShort++;
+            continue;
+          }
           const datums = replay.examples.map((example) => sftDatum(policy.tokenizer, example));
-          kept[scripts[i]!.source === 'shortcut' ? 'won' : 'hindsight'].push(...datums);
-        });
-        for (const key of Object.keys(report) as (keyof typeof report)[]) report[key] += relabelled[key];
+          kept[script.source === 'shortcut' ? 'won' : 'hindsight'].push(...datums);
+        }
+        report.wonGroups += relabelled.wonGroups;
+        report.hindsightGroups += relabelled.hindsightGroups;
+        report.unreachedGroups += relabelled.unreachedGroups;
+        report.unreplayableGoals += relabelled.unreplayableGoals;
       }
       const { metrics } = await iteration.step(policy, { kept, demonstrations });
       return {
@@ -73,6 +88,7 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
           'expert_iteration/groups_relabelled': report.hindsightGroups,
           'expert_iteration/groups_unreached': report.unreachedGroups,
           'expert_iteration/goals_unreplayable': report.unreplayableGoals,
+          'expert_iteration/replays_cut_short': report.cutShort,
           'charts/updated': 1,
         }),
         episodes: played.episodes,

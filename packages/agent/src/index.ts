@@ -45,7 +45,7 @@ export {
 } from './prompt-templates';
 export { type RelabelOptions, type RelabelReport, relabelEpisodes } from './relabel';
 export { type EndReason, type RolloutHooks, type RolloutOptions, rollout } from './rollout';
-export { replayScripts, type Script, type ScriptReplay } from './scripted-replay';
+export { replayScripts, type Script, ScriptCutShortError, type ScriptReplay } from './scripted-replay';
 export { envWin, type Replay, replay, shortcut } from './shortcut';
 export { estimateTokens } from './token-budget';
 export { createVectorEnv, type VectorEnvOptions } from './vector-env';

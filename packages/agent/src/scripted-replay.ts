@@ -9,6 +9,7 @@ import {
   type GenerateRequest,
   type GenerateResult,
   InvalidArgumentError,
+  PilotRLError,
   type Plan,
   type Policy,
   type TaskRef,
@@ -137,10 +138,19 @@ function scriptedPolicy(
 }
 
 /**
+ * The episode of a script ended before its last command (the context budget, the step limit, or
+ * the env's end): the script is fine but does not fit the agent, unlike an inadmissible command.
+ */
+export class ScriptCutShortError extends PilotRLError {
+  static override readonly errorName = 'ScriptCutShortError';
+}
+
+/**
  * Plays each script through `rollout` with `agent`'s prompting in the `choice` action space and
  * returns the (prompt, answer) pairs: commands, and plan-writing choices where the agent writes
  * plan steps. `vectorEnv` is reset once per script; one env is enough. Throws where a command is
- * not admissible when its turn comes, or a plan step not in the vocabulary. The agent's policy,
+ * not admissible when its turn comes, or a plan step not in the vocabulary; a
+ * `ScriptCutShortError` where the episode ends before the last command. The agent's policy,
  * when given, only counts tokens (text and choices), so that prompts are fitted to the context as
  * in its rollouts.
  */
@@ -189,7 +199,7 @@ export async function replayScripts(
       runId: 'script',
     });
     if (played() !== script.commands.length) {
-      throw new InvalidArgumentError(
+      throw new ScriptCutShortError(
         `the episode of task "${script.task.taskId}" ended (${String(episode!.metadata.endReason)}) after ${played()} of its ${script.commands.length} scripted commands`,
       );
     }

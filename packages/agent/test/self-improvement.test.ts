@@ -87,7 +87,10 @@ describe('replaying scripts through the agent loop', () => {
       replayScripts(agent, vectorEnv(), ALFWORLD_ENV_ID, [
         { task: task!, commands: [...oracle, 'look'], goal: null },
       ]),
-    ).rejects.toThrow(/ended \(env_done\) after \d+ of its \d+ scripted commands/);
+    ).rejects.toMatchObject({
+      name: 'ScriptCutShortError',
+      message: expect.stringMatching(/ended \(env_done\) after \d+ of its \d+ scripted commands/),
+    });
     const planning = createAdaPlanAgent(noPolicy, { view: alfworldStateView });
     await expect(
       replayScripts(planning, vectorEnv(), ALFWORLD_ENV_ID, [{ task: task!, commands: oracle, goal: null }]),
