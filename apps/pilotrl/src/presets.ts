@@ -168,18 +168,20 @@ const wordleQuick: CurriculumConfigInput = {
   eval: { episodes: 100, every: 1000 },
 };
 
-// BabyAI has no plan steps either, so its agent is ReAct; each observation says what the agent sees
-// and which commands it has, so the view prompt (goal and latest observation) carries what it needs.
+// BabyAI plans in its plan steps (`go to the red door`, `open the red door`, `pick up the grey key`);
+// each observation says what the agent sees and which commands it has, so the view prompt (goal and
+// latest observation) carries what it needs.
 const babyaiQuick: CurriculumConfigInput = {
   ...quick,
   name: 'babyai-quick',
   env: { id: 'babyai', maxSteps: 20 },
   policy: { ...quick.policy, tokenizerCorpusTasks: 100, vocabSize: 500 },
-  agent: { paradigm: 'react', prompt: 'view', actionSpace: 'choice' },
+  agent: { ...quick.agent, maxPlanSteps: 6 },
   sft: { demonstrations: 200, steps: 300, batchSize: 16, learningRate: 3e-3, stepsPerIteration: 50 },
-  stages: [
-    { kind: 'joint', ...expertIteration, iterations: 3, tasksPerIteration: 32, rewards: { outcome: 1 } },
-  ],
+  stages: stagesOf({ iterations: 2, tasksPerIteration: 32 }).map((stage) => ({
+    ...stage,
+    expertIteration: { sftSteps: 32, batchSize: 16 },
+  })),
   eval: { episodes: 60, every: 1000 },
 };
 
