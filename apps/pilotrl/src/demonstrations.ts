@@ -23,7 +23,6 @@ import {
   type Demonstrator,
   type GenerateRequest,
   type GenerateResult,
-  InvalidArgumentError,
   type OracleSolution,
   type Policy,
   type TaskRef,
