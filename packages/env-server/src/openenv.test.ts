@@ -19,7 +19,7 @@ async function serve(options: Parameters<typeof startServer>[0] = {}) {
 
 describe('OpenEnv over WebSocket', () => {
   it('plays an ALFWorld task to a win with the oracle, then reports the state and closes', async () => {
-    const { url } = await serve();
+    const { url, server } = await serve();
     const [task] = await createGeneratedTaskSource().tasks('train', { offset: 0, limit: 1 });
     const { actions } = await createGeneratedTaskSource().oracle!(task!);
     const client = await openSocket(`${url}/openenv/alfworld/ws`);
@@ -47,6 +47,9 @@ describe('OpenEnv over WebSocket', () => {
     });
     client.socket.send(JSON.stringify({ type: 'close' }));
     expect(await client.closed).toBe(1000);
+    // The client's own close is no error: it hears none, and the metrics count none.
+    expect(client.unread()).toEqual([]);
+    expect(server.metrics().errors.by_kind).toEqual({});
   });
 
   it('resets by seed and by task id, deterministically', async () => {

@@ -81,5 +81,7 @@ export async function openSocket(url: string) {
     socket.send(typeof message === 'string' ? message : JSON.stringify(message));
     return next();
   };
-  return { socket, ask, next, closed };
+  /** Replies no `next` or `ask` has read yet. */
+  const unread = () => [...replies];
+  return { socket, ask, next, closed, unread };
 }

@@ -42,7 +42,8 @@ export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext):
     return;
   }
   session.onClose = (reason) => {
-    if (reason !== 'disconnected' && socket.readyState === socket.OPEN) {
+    // The client's own close and its disconnect need no telling; a reaped or capped session does.
+    if (reason !== 'disconnected' && reason !== 'closed' && socket.readyState === socket.OPEN) {
       fail(`This session is over: ${goneReason(reason, limits.idleTimeoutMs)}`, 'SESSION_ERROR');
       socket.close(1000, reason);
     }
