@@ -6,6 +6,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRng, type Rng } from '@pilotrl/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { referenceSuite } from '../../../tooling/reference-suite';
 import {
   playReference,
   ReferenceEngineError,
@@ -25,25 +26,12 @@ import { solveGame } from './oracle';
 import { type TaskType, taskTypes, unseenFloorPlans } from './vocabulary';
 
 const fixtures = join(import.meta.dirname, '../reference/fixtures');
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const installed = referenceInstalled();
-const runReference = installed || inCi;
-
-if (!installed && !inCi) {
-  console.warn(
-    [
-      '',
-      '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-      '!! SKIPPED: the ALFWorld differential test against the reference engine.',
-      `!! The reference (TextWorld + Fast Downward + ALFWorld) is not installed at ${referenceVenv}.`,
-      `!! Install it (a few minutes, needs Python 3.9-3.12, a C++ compiler and cmake):`,
-      `!!     ${referenceSetupCommand}`,
-      '!! With CI=true this test fails instead of skipping.',
-      '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-      '',
-    ].join('\n'),
-  );
-}
+const reference = referenceSuite(
+  'the ALFWorld differential test against the reference engine (TextWorld + Fast Downward + ALFWorld)',
+  referenceInstalled(),
+  referenceSetupCommand,
+  'a few minutes; Python 3.9-3.12, a C++ compiler and cmake',
+);
 
 function requireReference(): void {
   if (!referenceInstalled()) {
@@ -93,7 +81,7 @@ const kitchenRoute = (put: string) => [
   put,
 ];
 
-describe.skipIf(!runReference)('reference harness (reference/play.py)', () => {
+describe.skipIf(!reference.run)('reference harness (reference/play.py)', () => {
   // One process start for every case below.
   const episodes = new Map<string, ReferenceEpisode>();
   const memoizedEpisodes = new Map<string, ReferenceEpisode>();
@@ -387,7 +375,7 @@ function report(mismatch: Mismatch, dir: string): string {
   ].join('\n');
 }
 
-describe.skipIf(!runReference)('differential: our engine against the reference engine', () => {
+describe.skipIf(!reference.run)('differential: our engine against the reference engine', () => {
   const generated = generatedScenarios();
   const scenarios = [...generated, ...oracleScenarios(generated), ...fixtureScenarios()];
   const ours = new Map<string, PlayedStep[]>();

@@ -7,6 +7,7 @@
 // without it when CI is set.
 import { createRng } from '@pilotrl/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { referenceSuite } from '../../../tooling/reference-suite';
 import {
   driveMinigrid,
   type MinigridEpisode,
@@ -21,21 +22,12 @@ import { parseLevelState } from './level';
 import { AGENTGYM_LEVELS } from './splits';
 import { encodeObject, PRIMITIVES, type WorldObject } from './world';
 
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const installed = referenceInstalled();
-
-if (!installed && !inCi) {
-  console.warn(
-    [
-      '',
-      '!! SKIPPED: the BabyAI differential test of the engine against Minigrid v2.3.1.',
-      `!! The reference is not installed at ${referenceVenv}; install it (PyPI, a minute):`,
-      `!!     ${referenceSetupCommand}`,
-      '!! With CI=true this test fails instead of skipping.',
-      '',
-    ].join('\n'),
-  );
-}
+const reference = referenceSuite(
+  'the BabyAI differential test of the engine against Minigrid v2.3.1',
+  referenceInstalled(),
+  referenceSetupCommand,
+  'PyPI, a minute',
+);
 
 /** Levels whose start state the level format cannot hold: a key in a box, starting with a load. */
 const UNSUPPORTED = new Set(['BabyAI-KeyInBox-v0', 'BabyAI-PutNextS7N4Carrying-v0']);
@@ -95,7 +87,7 @@ function differences(ours: MinigridState, theirs: MinigridState): string[] {
   );
 }
 
-describe.skipIf(!installed && !inCi)('differential: the engine against Minigrid v2.3.1', () => {
+describe.skipIf(!reference.run)('differential: the engine against Minigrid v2.3.1', () => {
   let episodes: MinigridEpisode[] = [];
   beforeAll(async () => {
     if (!referenceInstalled()) {

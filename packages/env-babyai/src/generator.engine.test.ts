@@ -4,25 +4,17 @@
 // far the agent starts from the object, the mission's wording) and must agree within sampling noise.
 // Needs the venv of reference/setup.sh: skipped loudly without it, failing without it when CI is set.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { referenceSuite } from '../../../tooling/reference-suite';
 import { driveMinigrid, referenceInstalled, referenceSetupCommand, referenceVenv } from '../reference/client';
 import { GENERATED_LEVELS, generateLevel } from './generator';
 import { type InstrData, type LevelState, type ObjDescData, parseLevelState } from './level';
 
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-const installed = referenceInstalled();
-
-if (!installed && !inCi) {
-  console.warn(
-    [
-      '',
-      "!! SKIPPED: the BabyAI generator's comparison with Minigrid v2.3.1's level distributions.",
-      `!! The reference is not installed at ${referenceVenv}; install it (PyPI, a minute):`,
-      `!!     ${referenceSetupCommand}`,
-      '!! With CI=true this test fails instead of skipping.',
-      '',
-    ].join('\n'),
-  );
-}
+const reference = referenceSuite(
+  "the BabyAI generator's comparison with Minigrid v2.3.1's level distributions",
+  referenceInstalled(),
+  referenceSetupCommand,
+  'PyPI, a minute',
+);
 
 /** Enough that sampling noise stays well inside the tolerances below (shares ± 0.15, means ± 10-15%). */
 const LEVELS_PER_FAMILY = 300;
@@ -103,7 +95,7 @@ function distance(a: Map<string, number>, b: Map<string, number>): number {
 const close = (ours: number, theirs: number, relative: number, absolute: number) =>
   Math.abs(ours - theirs) <= Math.max(absolute, relative * theirs);
 
-describe.skipIf(!installed && !inCi)("generator: level distributions against Minigrid v2.3.1's", () => {
+describe.skipIf(!reference.run)("generator: level distributions against Minigrid v2.3.1's", () => {
   const minigrid = new Map<string, LevelState[]>();
   beforeAll(async () => {
     if (!referenceInstalled()) {

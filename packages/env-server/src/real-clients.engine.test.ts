@@ -4,7 +4,7 @@
 // sessions stepped concurrently from a thread pool, close at the end) against every dialect.
 // Without the venv the OpenEnv test skips loudly, and fails when CI is set.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGeneratedTaskSource } from '@pilotrl/env-alfworld';
@@ -13,25 +13,16 @@ import { mazeTasks } from '@pilotrl/env-maze';
 import { textcraftTasks } from '@pilotrl/env-textcraft';
 import { wordleTasks } from '@pilotrl/env-wordle';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceVenv } from '../../../tooling/reference-suite';
 import { paperEnvs } from './served-envs.testing';
 import { createEnvServer } from './server';
 
 const referenceDir = resolve(import.meta.dirname, '../reference');
-const venv = resolve(import.meta.dirname, '../../../.venv/env-server-reference');
-const venvPython = join(venv, 'bin', 'python');
-const installed = existsSync(venvPython) && existsSync(join(venv, '.requirements.sha256'));
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (!installed && !inCi) {
-  console.warn(
-    [
-      '',
-      '!! SKIPPED: @pilotrl/env-server against the real OpenEnv client (openenv-core from PyPI).',
-      `!! Install it (PyPI, a minute): packages/env-server/reference/setup.sh (makes ${venv})`,
-      '!! With CI=true this test fails instead of skipping.',
-      '',
-    ].join('\n'),
-  );
-}
+const reference = referenceVenv(
+  'env-server-reference',
+  '@pilotrl/env-server against the real OpenEnv client (openenv-core from PyPI)',
+  'packages/env-server/reference/setup.sh',
+);
 
 /** Sessions per dialect, as AgentGym-RL's TextCraft script runs (train_batch_size 32 × n 8). */
 const SESSIONS = 256;
@@ -105,9 +96,9 @@ async function openEnvCases(): Promise<Record<string, Case>> {
   };
 }
 
-describe.skipIf(!installed && !inCi)('the real OpenEnv client (openenv-core GenericEnvClient)', () => {
+describe.skipIf(!reference.run)('the real OpenEnv client (openenv-core GenericEnvClient)', () => {
   it('plays every env to a win at /openenv/<env>, and a single-env server at its root', async () => {
-    expect(installed, `run packages/env-server/reference/setup.sh first (${venv} is missing)`).toBe(true);
+    expect(reference.installed, `run packages/env-server/reference/setup.sh first`).toBe(true);
     const cases = await openEnvCases();
     const { url } = await serve();
     const single = await serve(paperEnvs.filter((env) => env.envId === 'maze'));
@@ -115,7 +106,7 @@ describe.skipIf(!installed && !inCi)('the real OpenEnv client (openenv-core Gene
       ...Object.entries(cases).map(([envId, c]) => ({ base_url: `${url}/openenv/${envId}`, ...c })),
       { base_url: single.url, ...cases.maze! },
     ];
-    const run = await runPython(venvPython, 'openenv_client.py', input, 'openenv-cases');
+    const run = await runPython(reference.python, 'openenv_client.py', input, 'openenv-cases');
     expect(run.stderr.slice(-2000)).not.toMatch(/Traceback/);
     expect(run.status, run.stdout + run.stderr).toBe(0);
     const lines = run.stdout

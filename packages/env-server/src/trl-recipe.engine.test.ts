@@ -4,30 +4,22 @@
 // the recipe logged is one our server handed out, step for step. Without the venv it skips loudly,
 // and fails when CI is set.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createAlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { referenceVenv } from '../../../tooling/reference-suite';
 import { envReward } from './served-env';
 import { createEnvServer } from './server';
 
 const recipe = resolve(import.meta.dirname, '../reference/trl/grpo_alfworld.py');
-const venv = resolve(import.meta.dirname, '../../../.venv/env-server-trl-reference');
-const venvPython = join(venv, 'bin', 'python');
-const installed = existsSync(venvPython) && existsSync(join(venv, '.requirements.sha256'));
-const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (!installed && !inCi) {
-  console.warn(
-    [
-      '',
-      "!! SKIPPED: TRL's GRPOTrainer on ALFWorld served by @pilotrl/env-server (reference/trl).",
-      `!! Install it (PyPI: trl, transformers, torch; several GB): packages/env-server/reference/trl/setup.sh (makes ${venv})`,
-      '!! With CI=true this test fails instead of skipping.',
-      '',
-    ].join('\n'),
-  );
-}
+const reference = referenceVenv(
+  'env-server-trl-reference',
+  "TRL's GRPOTrainer on ALFWorld served by @pilotrl/env-server (reference/trl)",
+  'packages/env-server/reference/trl/setup.sh',
+  'PyPI: trl, transformers, torch; several GB',
+);
 
 /** Training steps, and rollouts per step (the recipe's batch: 2 prompts × 2 generations). */
 const STEPS = 3;
@@ -66,10 +58,14 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runRecipe(url: string, out: string) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(venvPython, [recipe, '--url', url, '--out', out, '--max-steps', String(STEPS)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TOKENIZERS_PARALLELISM: 'false', HF_HUB_OFFLINE: '1' },
-    });
+    const child = spawn(
+      reference.python,
+      [recipe, '--url', url, '--out', out, '--max-steps', String(STEPS)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, TOKENIZERS_PARALLELISM: 'false', HF_HUB_OFFLINE: '1' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -86,13 +82,11 @@ function runRecipe(url: string, out: string) {
   });
 }
 
-describe.skipIf(!installed && !inCi)("TRL's GRPOTrainer on ALFWorld served by our server", () => {
+describe.skipIf(!reference.run)("TRL's GRPOTrainer on ALFWorld served by our server", () => {
   it(
     'trains a few steps through environment_factory, on rewards our server sent',
     async () => {
-      expect(installed, `run packages/env-server/reference/trl/setup.sh first (${venv} is missing)`).toBe(
-        true,
-      );
+      expect(reference.installed, `run packages/env-server/reference/trl/setup.sh first`).toBe(true);
       // The task outcome, or SHAPING for a command the game carried out (the server's reward hook), so
       // that rollouts differ and GRPO's update is not empty; each reward recorded as handed out.
       const given: number[] = [];
