@@ -41,6 +41,9 @@ export class AgentGymBabyAI {
   /** `states[-1]`: the text the server answers with. */
   state: string;
   private image: Uint8Array;
+  /** The commands of `listed`, listed once per view (the env asks twice a step). */
+  private listed: TextView | undefined;
+  private commands: string[] = [];
 
   constructor(level: LevelState, game: Game = new Game(level)) {
     this.game = game;
@@ -63,24 +66,30 @@ export class AgentGymBabyAI {
 
   /** The commands AgentGym lists now, in its order. */
   availableActions(): string[] {
-    return [...this.view.actions.keys()];
+    if (this.listed !== this.view) {
+      this.commands = [...this.view.actions.keys()];
+      this.listed = this.view;
+    }
+    return this.commands.slice();
   }
 
   /** `BabyAI.step` with the given command text. */
   step(command: string): CommandOutcome {
     const action = pythonStrip(pythonLower(command));
-    const refuse = (text: string, valid: boolean): CommandOutcome => {
-      this.state = text;
-      return { text, reward: this.reward, done: this.done, valid, primitives: 0 };
-    };
     if (action.includes('check')) {
-      return refuse(`You can take the following actions: ${this.availableActions().join(', ')}`, true);
+      return this.refuse(`You can take the following actions: ${this.availableActions().join(', ')}`, true);
     }
-    if (action === '') return refuse(EMPTY_COMMAND, false);
+    if (action === '') return this.refuse(EMPTY_COMMAND, false);
     const primitives = this.view.actions.get(action);
-    if (primitives === undefined) return refuse(this.view.errors.get(action) ?? UNKNOWN_COMMAND, false);
-    if (primitives.length === 0) return refuse(EMPTY_COMMAND, true);
+    if (primitives === undefined) return this.refuse(this.view.errors.get(action) ?? UNKNOWN_COMMAND, false);
+    if (primitives.length === 0) return this.refuse(EMPTY_COMMAND, true);
     return this.run(primitives);
+  }
+
+  /** A command answered with `text` instead of a step of the game. */
+  private refuse(text: string, valid: boolean): CommandOutcome {
+    this.state = text;
+    return { text, reward: this.reward, done: this.done, valid, primitives: 0 };
   }
 
   private run(primitives: readonly Primitive[]): CommandOutcome {
@@ -113,5 +122,7 @@ export class AgentGymBabyAI {
 
 /** `"\nAvailable actions: [\"a\", \"b\"]"`, the suffix AgentGym's server adds to every observation. */
 export function availableActionsSuffix(actions: readonly string[]): string {
-  return `\nAvailable actions: [${actions.map((action) => `"${action}"`).join(', ')}]`;
+  return actions.length === 0
+    ? '\nAvailable actions: []'
+    : `\nAvailable actions: ["${actions.join('", "')}"]`;
 }

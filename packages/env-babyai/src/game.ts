@@ -3,29 +3,171 @@
 // behind them), encoded as Minigrid encodes it. Ported from Minigrid v2.3.1 (`minigrid_env.py`,
 // `core/grid.py`, `envs/babyai/core/roomgrid_level.py`).
 import { type LevelState, type LoadedLevel, loadLevel } from './level';
-import { type Instr, refreshObjectPositions } from './verifier';
+import { type Instr, type ObjectMap, refreshObjectPositions } from './verifier';
 import {
   canOverlap,
   canPickup,
+  colorIndex,
   DIR_TO_VEC,
-  encodeObject,
   Grid,
   makeObject,
+  objectState,
   PRIMITIVES,
   type Primitive,
   seeBehind,
+  typeIndex,
   type WorldObject,
 } from './world';
 
 /** Minigrid's `agent_view_size` for BabyAI. */
 export const VIEW_SIZE = 7;
+const VIEW_CELLS = VIEW_SIZE * VIEW_SIZE;
 const OUTSIDE_WALL = makeObject('wall', 'grey');
+/** Direction vectors as two tables, so the hot paths index numbers rather than destructure tuples. */
+const DX = DIR_TO_VEC.map(([dx]) => dx);
+const DY = DIR_TO_VEC.map(([, dy]) => dy);
+
+/**
+ * Minigrid's `process_vis` for one row of the view, for every row: `VISIBILITY[(seen << 7) | clear]`,
+ * with bit i of each mask for column i, takes the row's cells already seen (lit from the row nearer
+ * the agent) and those that let the agent see past them, runs the rightward then the leftward sweep
+ * along the row, and gives the row's visible cells (low 7 bits) and the next row's cells they light
+ * (high 7 bits).
+ */
+const VISIBILITY = new Uint16Array(1 << (2 * VIEW_SIZE));
+for (let seen = 0; seen < 1 << VIEW_SIZE; seen++) {
+  for (let clear = 0; clear < 1 << VIEW_SIZE; clear++) {
+    let row = seen;
+    let next = 0;
+    for (let i = 0; i < VIEW_SIZE - 1; i++) {
+      if ((row >> i) & (clear >> i) & 1) {
+        row |= 1 << (i + 1);
+        next |= (1 << (i + 1)) | (1 << i);
+      }
+    }
+    for (let i = VIEW_SIZE - 1; i > 0; i--) {
+      if ((row >> i) & (clear >> i) & 1) {
+        row |= 1 << (i - 1);
+        next |= (1 << (i - 1)) | (1 << i);
+      }
+    }
+    VISIBILITY[(seen << VIEW_SIZE) | clear] = row | (next << VIEW_SIZE);
+  }
+}
+const ROW_MASK = (1 << VIEW_SIZE) - 1;
+/** Scratch for `image()`: the cells of the row of the view it is working on. */
+const rowCells: (WorldObject | null)[] = new Array<WorldObject | null>(VIEW_SIZE).fill(null);
+
+const IMAGE_BYTES = VIEW_CELLS * 3;
+/**
+ * Images are carved out of shared 8 KiB blocks, as Node's `Buffer` pool does: a typed array this size
+ * of its own costs an off-heap allocation (several hundred nanoseconds, more than the rest of
+ * `image()`), a view on a block a few dozen. A kept image keeps its block alive.
+ */
+const IMAGES_PER_BLOCK = Math.floor(8192 / IMAGE_BYTES);
+let imageBlock = new ArrayBuffer(0);
+let imagesLeft = 0;
+function newImage(): Uint8Array {
+  if (imagesLeft === 0) {
+    imageBlock = new ArrayBuffer(IMAGES_PER_BLOCK * IMAGE_BYTES);
+    imagesLeft = IMAGES_PER_BLOCK;
+  }
+  imagesLeft -= 1;
+  return new Uint8Array(imageBlock, imagesLeft * IMAGE_BYTES, IMAGE_BYTES);
+}
 
 export interface PrimitiveOutcome {
   readonly reward: number;
   readonly terminated: boolean;
   /** Minigrid's `truncated`: the step count reached `max_steps` (AgentGym ignores it). */
   readonly truncated: boolean;
+}
+
+/**
+ * A copy of `source` with a copy of each object, and `map`, which gives the copy of any object of the
+ * original game (made once, so what referred to one object refers to one copy). An object on the grid
+ * lies at its `curPos` (`Grid.set` records it), so its copy is found at that cell of the copy.
+ */
+function copyObjects(source: Grid): { grid: Grid; map: ObjectMap } {
+  const { width, height, cells } = source;
+  const grid = new Grid(width, height);
+  const copies = grid.cells;
+  const offGrid = new Map<WorldObject, WorldObject>();
+  const copyOf = (o: WorldObject): WorldObject => ({
+    type: o.type,
+    color: o.color,
+    isOpen: o.isOpen,
+    isLocked: o.isLocked,
+    contains: null,
+    curPos: o.curPos,
+  });
+  const map = (o: WorldObject): WorldObject => {
+    const at = o.curPos;
+    if (at !== null && at[0] >= 0 && at[1] >= 0 && at[0] < width && at[1] < height) {
+      const k = at[1] * width + at[0];
+      if (cells[k] === o) return copies[k]!;
+    }
+    let copy = offGrid.get(o);
+    if (copy === undefined) {
+      copy = copyOf(o);
+      offGrid.set(o, copy);
+      copy.contains = o.contains === null ? null : map(o.contains);
+    }
+    return copy;
+  };
+  for (let k = 0; k < cells.length; k++) {
+    const cell = cells[k] ?? null;
+    if (cell !== null) copies[k] = copyOf(cell);
+  }
+  for (let k = 0; k < cells.length; k++) {
+    const contains = cells[k]?.contains ?? null;
+    if (contains !== null) copies[k]!.contains = map(contains);
+  }
+  return { grid, map };
+}
+
+/** What decoding a start state read, to tell whether the state changed since; with its decoding once it is played again. */
+interface Decoded {
+  readonly read: readonly unknown[];
+  readonly rows: readonly string[];
+  readonly instrs: string;
+  loaded: LoadedLevel | undefined;
+}
+
+/**
+ * Start states played before: a game of one played again copies its decoded grid and instruction
+ * (several times faster than decoding its text again) as long as what the decoding read is
+ * unchanged. A state played once (a generated level) is decoded for its game alone, as before.
+ */
+const decodedLevels = new WeakMap<LevelState, Decoded>();
+
+function loadCopy(level: LevelState): LoadedLevel {
+  const read = [level.width, level.height, level.agent_pos[0], level.agent_pos[1], level.agent_dir];
+  const decoded = decodedLevels.get(level);
+  if (
+    decoded === undefined ||
+    decoded.read.some((value, k) => value !== read[k]) ||
+    decoded.rows.length !== level.grid_rows.length ||
+    decoded.rows.some((row, y) => row !== level.grid_rows[y]) ||
+    decoded.instrs !== JSON.stringify(level.instrs)
+  ) {
+    const loaded = loadLevel(level);
+    decodedLevels.set(level, {
+      read,
+      rows: [...level.grid_rows],
+      instrs: JSON.stringify(level.instrs),
+      loaded: undefined,
+    });
+    return loaded;
+  }
+  decoded.loaded ??= loadLevel(level);
+  const { grid, map } = copyObjects(decoded.loaded.grid);
+  return {
+    grid,
+    agentPos: level.agent_pos,
+    agentDir: decoded.loaded.agentDir,
+    instr: decoded.loaded.instr.clone(map),
+  };
 }
 
 export class Game {
@@ -39,7 +181,7 @@ export class Game {
 
   constructor(
     readonly level: LevelState,
-    loaded: LoadedLevel = loadLevel(level),
+    loaded: LoadedLevel = loadCopy(level),
   ) {
     this.grid = loaded.grid;
     this.agentPos = loaded.agentPos;
@@ -50,20 +192,7 @@ export class Game {
 
   /** An independent copy (objects copied, identities kept consistent), for planning ahead. */
   clone(): Game {
-    const copies = new Map<WorldObject, WorldObject>();
-    const map = (o: WorldObject): WorldObject => {
-      let copy = copies.get(o);
-      if (copy === undefined) {
-        copy = { ...o, contains: null };
-        copies.set(o, copy);
-        copy.contains = o.contains === null ? null : map(o.contains);
-      }
-      return copy;
-    };
-    const grid = new Grid(this.grid.width, this.grid.height);
-    this.grid.cells.forEach((cell, k) => {
-      grid.cells[k] = cell === null ? null : map(cell);
-    });
+    const { grid, map } = copyObjects(this.grid);
     const copy = new Game(this.level, {
       grid,
       agentPos: this.agentPos,
@@ -89,7 +218,8 @@ export class Game {
     this.stepCount += 1;
     let reward = 0;
     let terminated = false;
-    const [fx, fy] = this.frontPos();
+    const fx = this.agentPos[0] + DX[this.agentDir]!;
+    const fy = this.agentPos[1] + DY[this.agentDir]!;
     const front = this.grid.get(fx, fy);
     switch (action) {
       case PRIMITIVES.left:
@@ -148,56 +278,51 @@ export class Game {
     return 1 - 0.9 * (this.stepCount / this.maxSteps);
   }
 
-  /** The grid cell at view position (i, j): i left → right, j far → near; the agent is at (3, 6). */
-  viewCell(i: number, j: number): WorldObject | null {
-    const [fx, fy] = this.dirVec;
-    const f = VIEW_SIZE - 1 - j;
-    const r = i - (VIEW_SIZE >> 1);
-    const x = this.agentPos[0] + fx * f - fy * r;
-    const y = this.agentPos[1] + fy * f + fx * r;
-    return this.grid.inside(x, y) ? this.grid.get(x, y) : OUTSIDE_WALL;
-  }
-
   /**
    * `gen_obs()["image"]`: the 7×7×3 encoding (index `(i * 7 + j) * 3`), zero where the view is hidden
    * behind walls and closed doors, and the carried object in the agent's own cell.
    */
   image(): Uint8Array {
     const n = VIEW_SIZE;
-    const cells: (WorldObject | null)[] = [];
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) cells.push(this.viewCell(i, j));
-    const at = (i: number, j: number) => cells[i * n + j] ?? null;
-    const mask = new Uint8Array(n * n);
-    mask[(n >> 1) * n + n - 1] = 1;
-    const open = (i: number, j: number) => {
-      const cell = at(i, j);
-      return cell === null || seeBehind(cell);
-    };
-    for (let j = n - 1; j >= 0; j--) {
-      for (let i = 0; i < n - 1; i++) {
-        if (!mask[i * n + j] || !open(i, j)) continue;
-        mask[(i + 1) * n + j] = 1;
-        if (j > 0) {
-          mask[(i + 1) * n + j - 1] = 1;
-          mask[i * n + j - 1] = 1;
+    const { width, height, cells } = this.grid;
+    const fx = DX[this.agentDir]!;
+    const fy = DY[this.agentDir]!;
+    // View (i, j) lies at the agent + (n - 1 - j) steps forward + (i - n/2) steps to the right.
+    const originX = this.agentPos[0] + fx * (n - 1) + fy * (n >> 1);
+    const originY = this.agentPos[1] + fy * (n - 1) - fx * (n >> 1);
+    const image = newImage();
+    // Row by row away from the agent, which sees its own cell: a row's visibility needs only the
+    // cells of that row and what the row before it lit.
+    let lit = 1 << (n >> 1);
+    for (let j = n - 1; j >= 0 && lit !== 0; j--) {
+      let clear = 0;
+      let x = originX - fx * j;
+      let y = originY - fy * j;
+      for (let i = 0; i < n; i++) {
+        const cell =
+          x >= 0 && y >= 0 && x < width && y < height ? (cells[y * width + x] ?? null) : OUTSIDE_WALL;
+        rowCells[i] = cell;
+        if (cell === null || seeBehind(cell)) clear |= 1 << i;
+        x -= fy;
+        y += fx;
+      }
+      const visibility = VISIBILITY[(lit << n) | clear]!;
+      const visible = visibility & ROW_MASK;
+      lit = j > 0 ? visibility >> n : 0;
+      // The agent's cell shows what it carries.
+      if (j === n - 1) rowCells[n >> 1] = this.carrying;
+      for (let i = 0; i < n; i++) {
+        if (((visible >> i) & 1) === 0) continue;
+        const at = (i * n + j) * 3;
+        const cell = rowCells[i]!;
+        if (cell === null) {
+          image[at] = 1;
+        } else {
+          image[at] = typeIndex(cell.type);
+          image[at + 1] = colorIndex(cell.color);
+          image[at + 2] = objectState(cell);
         }
       }
-      for (let i = n - 1; i > 0; i--) {
-        if (!mask[i * n + j] || !open(i, j)) continue;
-        mask[(i - 1) * n + j] = 1;
-        if (j > 0) {
-          mask[(i - 1) * n + j - 1] = 1;
-          mask[i * n + j - 1] = 1;
-        }
-      }
-    }
-    cells[(n >> 1) * n + n - 1] = this.carrying;
-    const image = new Uint8Array(n * n * 3);
-    for (let k = 0; k < n * n; k++) {
-      if (!mask[k]) continue;
-      const cell = cells[k] ?? null;
-      if (cell === null) image[k * 3] = 1;
-      else image.set(encodeObject(cell), k * 3);
     }
     return image;
   }

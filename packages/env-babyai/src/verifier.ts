@@ -30,16 +30,21 @@ export class ObjDesc {
     return new ObjDesc(this.type, this.color, this.loc, this.objSet.map(map), [...this.objPoss]);
   }
 
-  /** `find_matching_objs(env, use_location=False)`: positions of the tracked objects still on the grid. */
+  /**
+   * `find_matching_objs(env, use_location=False)`: positions of the tracked objects still on the grid,
+   * in the order of its scan (x, then y). Without the scan: `Grid.set`, the only way an object gets
+   * onto the grid, records its cell in `curPos`, so a tracked object lies on the grid exactly when
+   * its `curPos` cell holds it.
+   */
   refreshPositions(grid: Grid): void {
     const poss: [number, number][] = [];
-    for (let x = 0; x < grid.width; x++) {
-      for (let y = 0; y < grid.height; y++) {
-        const cell = grid.get(x, y);
-        if (cell !== null && this.objSet.includes(cell)) poss.push([x, y]);
-      }
-    }
-    this.objPoss = poss;
+    this.objSet.forEach((o, k) => {
+      const at = o.curPos;
+      if (at === null || this.objSet.indexOf(o) !== k) return;
+      const [x, y] = at;
+      if (grid.inside(x, y) && grid.get(x, y) === o) poss.push([x, y]);
+    });
+    this.objPoss = poss.sort(([ax, ay], [bx, by]) => ax - bx || ay - by);
   }
 }
 
@@ -50,7 +55,8 @@ export class GoToInstr {
   constructor(readonly desc: ObjDesc) {}
   verify(view: VerifierView, _action: Primitive): Status {
     const [fx, fy] = view.frontPos();
-    return this.desc.objPoss.some(([x, y]) => x === fx && y === fy) ? 'success' : 'continue';
+    for (const [x, y] of this.desc.objPoss) if (x === fx && y === fy) return 'success';
+    return 'continue';
   }
   descs(): ObjDesc[] {
     return [this.desc];
@@ -156,22 +162,21 @@ export class SeqInstr {
       if (this.bDone !== 'success') this.bDone = this.b.verify(view, action);
       return this.aDone === 'success' && this.bDone === 'success' ? 'success' : 'continue';
     }
-    const [first, second] = this.kind === 'BeforeInstr' ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    const done = (which: 'a' | 'b') => (which === 'a' ? this.aDone : this.bDone);
-    const record = (which: 'a' | 'b', status: Status) => {
-      if (which === 'a') this.aDone = status;
-      else this.bDone = status;
-      return status;
-    };
-    if (done(first) === 'success') {
-      const status = record(second, this[second].verify(view, action));
+    // Before: a then b; After: b then a.
+    const aFirst = this.kind === 'BeforeInstr';
+    if ((aFirst ? this.aDone : this.bDone) === 'success') {
+      const status = (aFirst ? this.b : this.a).verify(view, action);
+      if (aFirst) this.bDone = status;
+      else this.aDone = status;
       if (status === 'failure') return 'failure';
       if (status === 'success') return 'success';
     } else {
-      const status = record(first, this[first].verify(view, action));
+      const status = (aFirst ? this.a : this.b).verify(view, action);
+      if (aFirst) this.aDone = status;
+      else this.bDone = status;
       if (status === 'failure') return 'failure';
       if (status === 'success') return this.verify(view, action);
-      if (this.strict && this[second].verify(view, action) === 'success') return 'failure';
+      if (this.strict && (aFirst ? this.b : this.a).verify(view, action) === 'success') return 'failure';
     }
     return 'continue';
   }

@@ -63,10 +63,62 @@ export const canPickup = (o: WorldObject) => o.type === 'key' || o.type === 'bal
 export const seeBehind = (o: WorldObject) =>
   o.type === 'wall' ? false : o.type === 'door' ? o.isOpen : true;
 
+/** Minigrid's index of an object type (`OBJECT_TYPES.indexOf`), as a switch: it runs for every cell of every view. */
+export function typeIndex(type: ObjectType): number {
+  switch (type) {
+    case 'unseen':
+      return 0;
+    case 'empty':
+      return 1;
+    case 'wall':
+      return 2;
+    case 'floor':
+      return 3;
+    case 'door':
+      return 4;
+    case 'key':
+      return 5;
+    case 'ball':
+      return 6;
+    case 'box':
+      return 7;
+    case 'goal':
+      return 8;
+    case 'lava':
+      return 9;
+    case 'agent':
+      return 10;
+    default:
+      return -1;
+  }
+}
+
+/** Minigrid's index of a colour (`COLORS.indexOf`). */
+export function colorIndex(color: Color): number {
+  switch (color) {
+    case 'red':
+      return 0;
+    case 'green':
+      return 1;
+    case 'blue':
+      return 2;
+    case 'purple':
+      return 3;
+    case 'yellow':
+      return 4;
+    case 'grey':
+      return 5;
+    default:
+      return -1;
+  }
+}
+
+/** Minigrid's door state: 0 open, 1 closed, 2 locked; 0 for every other object. */
+export const objectState = (o: WorldObject) => (o.type === 'door' ? (o.isOpen ? 0 : o.isLocked ? 2 : 1) : 0);
+
 /** Minigrid's `encode()`: (type index, colour index, state), state 0 open / 1 closed / 2 locked for doors. */
 export function encodeObject(o: WorldObject): [number, number, number] {
-  const state = o.type === 'door' ? (o.isOpen ? 0 : o.isLocked ? 2 : 1) : 0;
-  return [OBJECT_TYPES.indexOf(o.type), COLORS.indexOf(o.color), state];
+  return [typeIndex(o.type), colorIndex(o.color), objectState(o)];
 }
 
 export class Grid {
