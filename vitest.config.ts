@@ -50,7 +50,7 @@ function project(dir: string, name: string, extra: TestProjectInlineConfiguratio
     test: {
       name,
       root: dir,
-      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
       testTimeout: 60_000,
       hookTimeout: 60_000,
       ...extra,

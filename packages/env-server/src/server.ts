@@ -55,6 +55,9 @@ const version = (): string =>
   (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
 
+/** How long an idle keep-alive connection stays open. */
+const KEEP_ALIVE_MS = 120_000;
+
 export function createEnvServer(options: EnvServerOptions): EnvServer {
   const limits = parseOrThrow(envServerLimitsSchema, options.limits ?? {}, 'env server limits');
   const ids = options.envs.map((env) => env.envId);
@@ -159,6 +162,11 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
         sendJson(response, 500, { detail: `Internal error: ${(error as Error)?.message ?? String(error)}` });
       });
   });
+  // Trainers keep connections alive across a round of model generation, and a burst of resets can
+  // keep the server from reading a socket's next request for seconds: Node's 5 s default would drop
+  // such sockets under the client (ECONNRESET on its next request).
+  http.keepAliveTimeout = KEEP_ALIVE_MS;
+  http.headersTimeout = KEEP_ALIVE_MS + 5_000;
   // A frame far over the limit is cut by `ws` itself (close code 1009); one a little over is
   // answered with an error message, so a client sees why.
   const sockets = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes * 4 });
