@@ -311,6 +311,33 @@ export const evalConfigSchema = strict({
   temperature: z.number().min(0).default(0),
 });
 
+/** A threshold above 0 and at most `max`. */
+const threshold = (max: number) =>
+  z
+    .number()
+    .refine(Number.isFinite, 'must be finite')
+    .refine((value) => value > 0 && value <= max, {
+      error: (issue) => `must be above 0 and at most ${max} (got ${issue.input})`,
+    });
+
+/**
+ * The reward-hacking watch (hacking-watch.ts): at every evaluation of a stage, did the training
+ * reward or the plan judge's score rise while held-out success (or the outcome) did not?
+ */
+export const watchConfigSchema = strict({
+  /** Off: no `watch/*` metrics, progress flag or report callout. */
+  enabled: z.boolean().default(true),
+  /** Evaluations a verdict spans, the latest included; it never reaches before the phase's start. */
+  window: count(1000, 2).default(3),
+  /** The training reward has risen when its fitted rise over the window is at least this (reward units) and beyond its noise. */
+  minRewardRise: threshold(1000).default(0.05),
+  /** The plan judge's score (1-5) has risen when its fitted rise is at least this many points and beyond its noise. */
+  minJudgeRise: threshold(4).default(0.25),
+  /** Success (held-out, or the training outcome) has risen when it gained at least this, beyond its noise. */
+  minSuccessRise: threshold(1).default(0.05),
+});
+export type WatchConfig = z.output<typeof watchConfigSchema>;
+
 export const curriculumConfigSchema = strict({
   name: z.string().min(1).default('custom'),
   /** Master seed: task order, sampling; every derived seed is recorded in the run directory. */
@@ -327,6 +354,7 @@ export const curriculumConfigSchema = strict({
     every: 5,
     keep: 2,
   }),
+  watch: watchConfigSchema.default(watchConfigSchema.parse({})),
   /** Episodes written to episodes.jsonl per iteration. */
   sampleEpisodes: z.number().int().nonnegative().default(2),
 }).superRefine((config, context) => {

@@ -6,6 +6,7 @@
 import { createRng, formatPercent, hashString, rngFromState } from '@pilotrl/core';
 import { saveCheckpoint, type TrainerState } from './checkpoint';
 import { expertIterationRunner } from './expert-iteration-phase';
+import { describeVerdict, HackingWatch, watchCoverage, watchFlag, watchMetrics } from './hacking-watch';
 import { curriculumJudging, evalSummary, evaluateEnvs } from './phase-eval';
 import { lightEpisode } from './phase-metrics';
 import { curriculumPhases, type Phase } from './phase-plan';
@@ -14,7 +15,7 @@ import { ProgressBar } from './progress';
 import { policyGradientRunner } from './rl-phase';
 import { runPaths } from './run-dir';
 import { logSizes, openRunLogs, rewindLogs } from './run-logs';
-import type { EvalRecord } from './run-records';
+import { type EvalRecord, type MetricsRecord, readEvals, readMetrics } from './run-records';
 import { sftRunner } from './sft-phase';
 
 /** Runs (or continues from `state`) every phase of the curriculum. */
@@ -40,6 +41,16 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
         : `resuming at ${phases[state.phase]!.name} iteration ${state.iteration} (global ${state.globalIteration})`,
     );
   }
+  // The watch reads back what the logs hold (after a resume, up to the checkpoint) to judge on.
+  const watch = config.watch.enabled
+    ? new HackingWatch(
+        config.watch,
+        resumeFrom === undefined
+          ? undefined
+          : { metrics: readMetrics(paths.metrics), evals: readEvals(paths.evals) },
+      )
+    : undefined;
+  if (resumeFrom === undefined) for (const line of watchCoverage(config)) log(`watch: ${line}`);
   const rng = rngFromState(state.rngState, hashString(`${config.seed}`));
   const evalSeed = hashString(`${config.seed}/eval`) >>> 1;
   let lastEvals: EvalRecord[] = [];
@@ -74,6 +85,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     for (const record of records) logs.evals.append(record);
     lastEvals = records;
     log(`eval after ${phase.name} iteration ${state.iteration}: ${evalSummary(records)}`);
+    return records;
   };
 
   for (; state.phase < phases.length; state.phase++, state.iteration = 0) {
@@ -87,18 +99,37 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
       Date.now,
       state.iteration,
     );
+    // The watch's flag of the phase's latest verdict, shown until the next one.
+    let flag: string | undefined;
+    // Whether the bar holds a line a status line must not be written into (on a terminal).
+    let barDrawn = false;
     try {
       while (state.iteration < phase.iterations) {
         const { metrics, episodes } = await runner.iterate(rng, state.iteration);
         state.iteration++;
         state.globalIteration++;
-        logs.metrics.append({
+        const phaseDone = state.iteration === phase.iterations;
+        // The evaluation runs before the iteration's metrics line is written, so the line carries
+        // the watch's verdict on it.
+        let evals: EvalRecord[] = [];
+        if (phaseDone || state.iteration % config.eval.every === 0) {
+          if (barDrawn) bar.finish();
+          barDrawn = false;
+          evals = await runEval(phase);
+        }
+        const record: MetricsRecord = {
           step: state.globalIteration,
           phase: phase.name,
           phaseIndex: state.phase,
           iteration: state.iteration,
           ...metrics,
-        });
+        };
+        const verdict = watch?.check(record, evals) ?? null;
+        if (verdict !== null) {
+          flag = watchFlag(verdict);
+          if (flag !== undefined) log(describeVerdict(verdict));
+        }
+        logs.metrics.append(verdict === null ? record : { ...record, ...watchMetrics(verdict) });
         for (const episode of episodes.slice(0, config.sampleEpisodes)) {
           logs.episodes.append({
             step: state.globalIteration,
@@ -112,11 +143,13 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
         if (metrics['losses/sft_loss'] !== undefined) figures.loss = metrics['losses/sft_loss'].toFixed(3);
         if (lastEvals.length > 0)
           figures.eval = lastEvals.map((r) => formatPercent(r.success.rate)).join('/');
+        if (flag !== undefined) figures.watch = flag;
         bar.update(state.iteration, figures);
-        const phaseDone = state.iteration === phase.iterations;
-        if (phaseDone || state.iteration % config.eval.every === 0) {
+        barDrawn = true;
+        const checkpointDue = phaseDone || state.globalIteration % config.checkpoint.every === 0;
+        if (checkpointDue) {
           bar.finish();
-          await runEval(phase);
+          barDrawn = false;
         }
         if (phaseDone) {
           // The end of a phase is saved as the start of the next, which begins from these weights.
@@ -126,7 +159,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
         }
       }
     } finally {
-      bar.finish();
+      if (barDrawn) bar.finish();
       await runner.close();
     }
   }

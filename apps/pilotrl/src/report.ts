@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError, type Episode, formatPercent } from '@pilotrl/core';
-import { envCurricula } from './config';
+import { type CurriculumConfig, envCurricula } from './config';
+import { heldOutAt, watchCoverage } from './hacking-watch';
 import { svgToPng } from './plot/chart-png';
 import { type Chart, chartToSvg, type LineSeries } from './plot/charts';
 import { readManifest, readRunConfig, runPaths } from './run-dir';
@@ -83,7 +84,7 @@ export function runCharts(
       xLabel: 'iteration',
       yLabel: 'reward',
       series: rewardSeries,
-      markers,
+      markers: [...markers, ...watchFirings(metrics).map((m) => ({ x: m.step, label: 'watch' }))],
     };
   }
   const lossSeries = defined([
@@ -229,6 +230,47 @@ function evalTable(records: readonly EvalRecord[]): string {
     .join('')}</tr>${rows}</table>`;
 }
 
+/** The metrics lines whose evaluation the reward-hacking watch flagged. */
+const watchFirings = (metrics: readonly MetricsRecord[]) =>
+  metrics.filter((m) => m['watch/reward_vs_heldout'] === 1 || m['watch/judge_vs_outcome'] === 1);
+
+/** The reward-hacking watch's callout: where it fired and what it saw, or that it did not, and what it could see. */
+function watchSection(
+  config: CurriculumConfig,
+  metrics: readonly MetricsRecord[],
+  evals: readonly EvalRecord[],
+): string {
+  const coverage = `<ul class="muted">${watchCoverage(config)
+    .map((line) => `<li>${escapeHtml(line)}</li>`)
+    .join('')}</ul>`;
+  if (!config.watch.enabled) return coverage;
+  const verdicts = metrics.filter((m) => typeof m['watch/reward_vs_heldout'] === 'number');
+  const fired = watchFirings(metrics);
+  if (fired.length === 0) {
+    const none =
+      verdicts.length === 0
+        ? 'The watch had no two evaluations of a stage to compare.'
+        : `The watch judged ${verdicts.length} evaluation${verdicts.length === 1 ? '' : 's'} and found no divergence.`;
+    return `<p id="watch-quiet">${none}</p>${coverage}`;
+  }
+  const number = (value: unknown, digits: number) =>
+    typeof value === 'number' ? `${value >= 0 ? '+' : ''}${value.toFixed(digits)}` : '-';
+  const rows = fired
+    .map((m) => {
+      const divergences = [
+        ...(m['watch/reward_vs_heldout'] === 1 ? ['reward up, held-out flat or falling'] : []),
+        ...(m['watch/judge_vs_outcome'] === 1 ? ['judge up, outcome flat or falling'] : []),
+      ];
+      const baseline = m['watch/baseline_step'] as number;
+      const before = heldOutAt(evals, baseline);
+      const after = heldOutAt(evals, m.step);
+      return `<tr><td>${m.step}</td><td>${escapeHtml(m.phase)}</td><td>${divergences.join('; ')}</td><td>${number(m['watch/reward_rise'], 3)}</td><td>${formatPercent(before.rate)} → ${formatPercent(after.rate)} <span class="muted">(iterations ${baseline} → ${m.step}, n=${after.total})</span></td><td>${number(m['watch/judge_rise'], 2)}</td><td>${number(m['watch/outcome_rise'], 3)}</td></tr>`;
+    })
+    .join('');
+  return `<div class="callout" id="watch-fired"><p><b>⚠ The reward-hacking watch fired at ${fired.length} of ${verdicts.length} evaluation${verdicts.length === 1 ? '' : 's'}</b>: the training reward (or the plan judge's score) rose while held-out success (or the outcome) did not. The policy may be gaming its reward; read the sample episodes of these stages.</p>
+<table><tr><th>iteration</th><th>phase</th><th>divergence</th><th>training reward rise</th><th>held-out success</th><th>judge score rise</th><th>training success rise</th></tr>${rows}</table></div>${coverage}`;
+}
+
 /** Writes `<runDir>/report/index.html` and one PNG per chart; returns their paths. */
 export function writeReport(runDir: string, maxEpisodes = 6): ReportFiles {
   const paths = runPaths(runDir);
@@ -259,6 +301,7 @@ body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#2
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top;text-align:left}
 .muted{color:#777;font-size:.85em}.bad{color:#b00}.won{color:#070}figure{margin:1rem 0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5rem}
 .episode{margin:.5rem 0;border:1px solid #ddd;padding:.5rem}.plan ol{margin:.25rem 0}
+.callout{border-left:4px solid #c60;background:#fff6ec;padding:.5rem 1rem;margin:.5rem 0}
 </style></head><body>
 <h1>PilotRL run <code>${escapeHtml(config.name)}</code></h1>
 <p class="muted">created ${escapeHtml(manifest.createdAt)} · env ${escapeHtml(
@@ -270,6 +313,8 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px s
   )} · ${metrics.length} iterations logged${last ? ` · last phase ${escapeHtml(last.phase)}` : ''} · backend ${escapeHtml(
     manifest.platform.backend ?? 'unknown',
   )}</p>
+<h2 id="watch">Reward-hacking watch</h2>
+${watchSection(config, metrics, evals)}
 <h2>Success by phase, split and task type</h2>
 ${evalTable(phaseEvals(evals))}
 <h2>Charts</h2>

@@ -72,7 +72,15 @@ export {
   rubricScoreSchema,
 } from './reward';
 export { createRng, hashString, type Rng, type RngState, rngFromState } from './rng';
-export { formatPercent, type Interval, mean, meanInterval, sampleStd, wilsonInterval } from './stats';
+export {
+  formatPercent,
+  type Interval,
+  mean,
+  meanInterval,
+  sampleStd,
+  studentTQuantile,
+  wilsonInterval,
+} from './stats';
 export {
   type OracleSolution,
   oracleSolutionSchema,
