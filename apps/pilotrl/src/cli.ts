@@ -177,6 +177,12 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     .addOption(
       integerOption('--max-concurrency <n>', 'for --base-url: requests in flight (default 8)', 1, 1024),
     )
+    .addOption(
+      new Option(
+        '--dialect <name>',
+        "for --base-url: the server's extensions: vllm (also SGLang and pilotrl serve; the default), llama-cpp (llama-cpp-python's server), openai (none)",
+      ).choices(['vllm', 'llama-cpp', 'openai']),
+    )
     .action(async ({ timeout, ...flags }: EvalFlags) => {
       await evalCommand(given({ ...flags, timeoutSeconds: timeout }), io);
     });

@@ -28,9 +28,24 @@ export const chatClientOptionsSchema = z.object({
   /**
    * `openai`: standard fields only. `vllm`: also the vLLM/SGLang extensions (`return_token_ids`,
    * `include_stop_str_in_output`, `guided_choice`), which `createChatCompletionsServer` speaks too;
-   * needed for token ids and exact choices.
+   * needed for token ids and exact choices. `llama-cpp`: llama-cpp-python's server: choices as a
+   * `grammar`, its sampling filters off (`LLAMA_CPP_PLAIN_SAMPLING`), and `tokenIds: 'retokenize'`
+   * available through its `/extras/tokenize`.
    */
-  dialect: z.enum(['openai', 'vllm']).default('openai'),
+  dialect: z.enum(['openai', 'vllm', 'llama-cpp']).default('openai'),
+  /**
+   * Where a `generate` result's token ids come from. `returned`: only ids the server returns
+   * (vLLM's `token_ids`, or logprob tokens spelled `token_id:<n>`); otherwise they stay empty.
+   * `retokenize` (dialect `llama-cpp`): when the reply has none, the completion text is encoded with
+   * the server's own tokenizer and checked against the tokens the model sampled; a mismatch is
+   * re-tokenization drift, handled as `onTokenDrift` says.
+   */
+  tokenIds: z.enum(['returned', 'retokenize']).default('returned'),
+  /**
+   * On re-tokenization drift: `throw` a `TokenDriftError`, or `drop` the ids (empty token ids and
+   * logprobs, as for a server without ids), count it in `tokenDrifts` and report a `token_drift` event.
+   */
+  onTokenDrift: z.enum(['throw', 'drop']).default('throw'),
   /** The request field for the token limit; OpenAI's reasoning models accept only `max_completion_tokens`. */
   maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   /** With `choices`: how many times to ask before giving up on an answer that is none of them. */

@@ -4,7 +4,7 @@
 import type { ChatMessage, GenerateResult, ResolvedGenerateRequest } from '@pilotrl/core';
 import { LlmResponseError, snippet } from './errors';
 import type { ChatCompletionResponse } from './openai-wire';
-import { firstChoice, tokensOf, type WireSettings, wireBody } from './wire-mapping';
+import { firstChoice, logprobFields, tokensOf, type WireSettings, wireBody } from './wire-mapping';
 
 /** Appends the list of options, numbered, to the last user message (or adds one). */
 export function withChoicePrompt(
@@ -69,9 +69,20 @@ export interface ChoiceAsking {
   redact(text: string): string;
 }
 
+/** A GBNF grammar (llama.cpp's) whose only sentences are the `choices`, verbatim. */
+export function choiceGrammar(choices: readonly string[]): string {
+  const literal = (choice: string) =>
+    `"${choice
+      .replace(/[\\"]/g, (char) => `\\${char}`)
+      .replace(/\n/g, '\\n')
+      .replace(/\r/g, '\\r')
+      .replace(/\t/g, '\\t')}"`;
+  return `root ::= ${choices.map(literal).join(' | ')}`;
+}
+
 /**
- * Asks for one of `choices` until an answer matches (with `guided_choice` under the vLLM dialect,
- * so that the first one does). Token ids and logprobs are reported only for a verbatim answer.
+ * Asks for one of `choices` until an answer matches (with `guided_choice` under the vLLM dialect
+ * and a `grammar` under llama.cpp's, so that the first one does). Token ids and logprobs are reported only for a verbatim answer.
  */
 export async function askForChoice(
   request: ResolvedGenerateRequest,
@@ -86,8 +97,9 @@ export async function askForChoice(
       stop: [],
       ...(request.seed === undefined ? {} : { seed: request.seed + tryIndex }),
     });
-    body.logprobs = true;
-    if (asking.wire.vllm) body.guided_choice = choices;
+    Object.assign(body, logprobFields(asking.wire, 'generate'));
+    if (asking.wire.dialect === 'vllm') body.guided_choice = choices;
+    if (asking.wire.dialect === 'llama-cpp') body.grammar = choiceGrammar(choices);
     const response = await asking.complete(body);
     const answer = firstChoice(response).message.content ?? '';
     const index = matchChoice(answer, choices);
@@ -111,7 +123,7 @@ export async function askForChoice(
   throw new LlmResponseError(
     asking.endpoint,
     asking.redact(
-      `${asking.endpoint}: model ${asking.wire.model} answered none of the ${choices.length} choices in ${asking.attempts} attempts (last answer: ${snippet(answers.at(-1) ?? '')}); use dialect 'vllm' with a server that supports guided_choice, or raise choiceAttempts`,
+      `${asking.endpoint}: model ${asking.wire.model} answered none of the ${choices.length} choices in ${asking.attempts} attempts (last answer: ${snippet(answers.at(-1) ?? '')}); use dialect 'vllm' with a server that supports guided_choice, dialect 'llama-cpp' with llama.cpp's server (grammar), or raise choiceAttempts`,
     ),
   );
 }

@@ -13,7 +13,7 @@ export {
   chatCompletionsServerOptionsSchema,
   createChatCompletionsServer,
 } from './chat-completions-server';
-export { matchChoice, withChoicePrompt } from './choices';
+export { choiceGrammar, matchChoice, withChoicePrompt } from './choices';
 export {
   describeEndpoint,
   type LlmFailureReason,
@@ -28,5 +28,12 @@ export {
   chatCompletionResponseSchema,
 } from './openai-wire';
 export { type RetryOptions, retryOptionsSchema } from './retry';
+export {
+  createLlamaCppTokenizer,
+  findTokenDrift,
+  type TokenDrift,
+  TokenDriftError,
+  type Tokenizer,
+} from './token-ids';
 export type { LlmEvent } from './transport';
-export { restoreStop } from './wire-mapping';
+export { LLAMA_CPP_PLAIN_SAMPLING, restoreStop } from './wire-mapping';

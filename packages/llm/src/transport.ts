@@ -31,7 +31,9 @@ export type LlmEvent =
       status?: number;
       delayMs: number;
     }
-  | { type: 'failure'; endpoint: string; attempts: number; reason: LlmFailureReason; status?: number };
+  | { type: 'failure'; endpoint: string; attempts: number; reason: LlmFailureReason; status?: number }
+  /** A result's token ids were dropped for re-tokenization drift (`onTokenDrift: 'drop'`). */
+  | { type: 'token_drift'; endpoint: string; kind: 'ids' | 'count' | 'text'; detail: string };
 
 /** Why a 2xx body is not the answer asked for, or undefined when it is. */
 export type BodyCheck = (body: unknown) => string | undefined;

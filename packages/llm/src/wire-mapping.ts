@@ -12,13 +12,27 @@ import {
 } from './openai-wire';
 import type { BodyCheck } from './transport';
 
-/** What shapes every request body: the model, the token-limit field, and the vLLM extensions. */
+/** What shapes every request body: the model, the token-limit field, and the server's extensions. */
 export interface WireSettings {
   model: string;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
-  /** Also send the vLLM/SGLang extensions (`return_token_ids`, `include_stop_str_in_output`). */
-  vllm: boolean;
+  /**
+   * `vllm`: also the vLLM/SGLang extensions (`return_token_ids`, `include_stop_str_in_output`);
+   * `llama-cpp`: llama.cpp's sampler settings that make it sample from the distribution its
+   * logprobs report (see `LLAMA_CPP_PLAIN_SAMPLING`).
+   */
+  dialect: 'openai' | 'vllm' | 'llama-cpp';
+  /** Token ids come from re-encoding the text (`tokenIds: 'retokenize'`), which needs the logprobs. */
+  retokenize: boolean;
 }
+
+/**
+ * llama-cpp-python's server samples with `top_k` 40, `min_p` 0.05 and `repeat_penalty` 1.1 unless
+ * told otherwise, while its logprobs are the model's plain log-softmax: sampled tokens would then
+ * not follow the logprobs a trainer is given. These values turn those filters off, so only
+ * `temperature` and `top_p` (sent as asked) shape sampling.
+ */
+export const LLAMA_CPP_PLAIN_SAMPLING = { top_k: 0, min_p: 0, repeat_penalty: 1 } as const;
 
 /** The sampling fields a `chat` or `generate` request shares. */
 export interface WireRequest {
@@ -37,11 +51,24 @@ export function wireBody(settings: WireSettings, request: WireRequest): Record<s
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop.length > 0) body.stop = request.stop;
   if (request.seed !== undefined) body.seed = request.seed;
-  if (settings.vllm) {
+  if (settings.dialect === 'vllm') {
     body.return_token_ids = true;
     if (request.stop.length > 0) body.include_stop_str_in_output = true;
   }
+  if (settings.dialect === 'llama-cpp') Object.assign(body, LLAMA_CPP_PLAIN_SAMPLING);
   return body;
+}
+
+/**
+ * The fields that ask for per-token logprobs. llama-cpp-python returns chat logprobs only when
+ * `top_logprobs` is set; `generate` asks it for them only when they can be kept, that is with the
+ * ids of `tokenIds: 'retokenize'` (the contract keeps logprobs only beside token ids), because they
+ * cost it a log-softmax over Gemma's 262,144-token vocabulary per token: about half its time.
+ */
+export function logprobFields(settings: WireSettings, purpose: 'generate' | 'chat'): Record<string, unknown> {
+  if (settings.dialect !== 'llama-cpp') return { logprobs: true };
+  if (purpose === 'generate' && !settings.retokenize) return {};
+  return { logprobs: true, top_logprobs: 0 };
 }
 
 export const checkChatCompletion: BodyCheck = (body) => {

@@ -68,6 +68,7 @@ describe('LLM judge over a local chat-completions server', () => {
     const [result] = await judge.judge([input(goodPlan)]);
     expect(result!.correctness.score).toBe(3);
     expect(judge.calls).toBe(3);
+    expect(judge.invalidAnswers).toBe(2);
     expect(userText(policy.requests[1]!)).toMatch(/not valid \(the answer is not a JSON object\)/);
     expect(userText(policy.requests[2]!)).toMatch(/correctness.score: Too big/);
   });

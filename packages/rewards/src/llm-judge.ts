@@ -61,6 +61,8 @@ export const rubricAnswerSchema = z.object({
 export interface LlmJudge extends Judge {
   /** Model calls made so far (cache hits make none). */
   readonly calls: number;
+  /** Answers so far that were not valid rubric JSON (each re-asked, or the last one flagged or thrown). */
+  readonly invalidAnswers: number;
 }
 
 /** The JSON object in a model answer: the whole text, a fenced block, or the outermost braces. */
@@ -95,6 +97,7 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
   const limiter = createLimiter(config.maxConcurrency);
   const cache = new Map<string, Promise<JudgeResult>>();
   let calls = 0;
+  let invalidAnswers = 0;
 
   const keyOf = (input: JudgeInput) =>
     createHash('sha256')
@@ -127,6 +130,7 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
       });
       const answer = readAnswer(response.text);
       if (answer.ok) return toResult(input, answer.value);
+      invalidAnswers += 1;
       problems.push(answer.problem);
       messages.push(
         { role: 'assistant', content: response.text },
@@ -187,6 +191,9 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
     name: config.name,
     get calls() {
       return calls;
+    },
+    get invalidAnswers() {
+      return invalidAnswers;
     },
     judge(inputs) {
       const parsed = inputs.map((input, index) =>

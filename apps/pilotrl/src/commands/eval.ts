@@ -33,6 +33,8 @@ export interface EvalOptions {
   timeoutSeconds?: number;
   maxRetries?: number;
   maxConcurrency?: number;
+  /** For --base-url: the server's extensions (default `vllm`: token ids and exact choices from vLLM, SGLang, pilotrl serve). */
+  dialect?: 'vllm' | 'llama-cpp' | 'openai';
 }
 
 /** The policy directory inside a checkpoint, a run directory's latest checkpoint, or `dir` itself. */
@@ -119,7 +121,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
         ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
         ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
         ...(options.maxRetries === undefined ? {} : { retry: { maxRetries: options.maxRetries } }),
-        dialect: 'vllm',
+        dialect: options.dialect ?? 'vllm',
       },
       {
         onEvent: (event) => {
