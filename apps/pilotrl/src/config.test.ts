@@ -192,7 +192,7 @@ describe('curriculum config', () => {
     expect(paper.stages.map((s) => s.kind)).toEqual(['follow', 'plan', 'joint']);
     expect(presetConfig('react-baseline').agent.paradigm).toBe('react');
     expect(() => presetConfig('fast')).toThrow(
-      'Unknown preset "fast". Presets: quick, paper, react-baseline',
+      'Unknown preset "fast". Presets: quick, paper, paper-ppo, react-baseline',
     );
   });
 

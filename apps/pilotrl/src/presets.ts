@@ -1,5 +1,6 @@
 // Named curricula shipped with the CLI: `quick` (a full curriculum in minutes on a laptop CPU),
-// `paper` (PilotRL's reference optimisation settings), `react-baseline` (no plans, outcome RL),
+// `paper` (PilotRL's reference optimisation settings), `paper-ppo` (the same with a critic and GAE
+// instead of GRPO's group baseline), `react-baseline` (no plans, outcome RL),
 // `reproduce-alfworld` (the base of the reproduction on ALFWorld), `maze-quick`, `textcraft-quick`,
 // `wordle-quick`, `babyai-quick` (quick's recipe on the other envs) and `mixture-quick` (the three at once).
 import { NotFoundError } from '@pilotrl/core';
@@ -91,6 +92,34 @@ const paper: CurriculumConfigInput = {
   ],
   eval: { episodes: 200, every: 20 },
   checkpoint: { every: 10, keep: 3 },
+};
+
+// The paper's curriculum with a critic instead of a group baseline: PPO on GAE advantages from a
+// value head trained beside the policy. Group-relative baselines compare whole episodes of one task,
+// which breaks down when trajectories are long and uneven in length; a critic credits each token
+// from the returns that follow it, so groups can be smaller and tasks more varied per iteration.
+const ppoStage = {
+  ...paperStage,
+  tasksPerIteration: 32,
+  groupSize: 4,
+  estimator: 'gae',
+  epochs: 2,
+  minibatches: 4,
+} as const;
+const paperPpo: CurriculumConfigInput = {
+  ...paper,
+  name: 'paper-ppo',
+  policy: { ...paper.policy, valueHead: true },
+  stages: [
+    {
+      kind: 'follow',
+      iterations: 100,
+      ...ppoStage,
+      rewards: { outcome: 1, plan_adherence: 0.5, overlong: 1 },
+    },
+    { kind: 'plan', iterations: 100, ...ppoStage, rewards: { outcome: 1, plan_quality: 0.5, overlong: 1 } },
+    { kind: 'joint', iterations: 100, ...ppoStage, rewards: { outcome: 1, overlong: 1 } },
+  ],
 };
 
 const reactBaseline: CurriculumConfigInput = {
@@ -223,6 +252,7 @@ const mixtureQuick: CurriculumConfigInput = {
 export const presets: Readonly<Record<string, CurriculumConfigInput>> = {
   quick,
   paper,
+  'paper-ppo': paperPpo,
   'react-baseline': reactBaseline,
   'reproduce-alfworld': reproduceAlfworld,
   'maze-quick': mazeQuick,

@@ -130,6 +130,7 @@ function sampleRun(): string {
       'charts/format_error_rate': 0.5 / step,
       'charts/plan_judge_score': 2 + step / 2,
       'charts/episodic_return': step / 4,
+      'losses/explained_variance': step / 5 - 0.2,
       'rewards/outcome': step / 5,
     });
     episodes.append({ step, phase, episode: episode(step % 2 === 0, step) });
@@ -165,6 +166,7 @@ describe('pilotrl report', () => {
       'success-rate.png',
       'rewards.png',
       'losses.png',
+      'value-head.png',
       'plan-judge.png',
       'format-errors.png',
       'success-by-task-type.png',
@@ -202,7 +204,7 @@ describe('pilotrl report', () => {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     expect(dom).toContain('<table id="success-table">');
-    expect((dom.match(/<svg /g) ?? []).length).toBe(6);
+    expect((dom.match(/<svg /g) ?? []).length).toBe(7);
     expect(dom).toContain('put a clean mug in coffeemachine.');
     const screenshot = join(profile, 'report.png');
     execFileSync(

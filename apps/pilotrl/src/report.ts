@@ -101,6 +101,19 @@ export function runCharts(
       markers,
     };
   }
+  // A critic's fit: the share of the returns' variance its values explain (1 is perfect, 0 no
+  // better than the mean return), measured before each update moves it.
+  const explained = metricSeries(metrics, 'losses/explained_variance', 'explained variance');
+  if (explained !== undefined) {
+    charts['value-head'] = {
+      kind: 'line',
+      title: 'Value head: explained variance of the returns',
+      xLabel: 'iteration',
+      yLabel: 'explained variance',
+      series: [explained],
+      markers,
+    };
+  }
   const judge = metricSeries(metrics, 'charts/plan_judge_score', 'plan judge (1-5)');
   if (judge !== undefined) {
     charts['plan-judge'] = {

@@ -110,6 +110,32 @@ describe('the update step', () => {
     expect(policy.values[id('start')]).toBeGreaterThan(0);
   });
 
+  it('reports how much of the returns the value head explains, and it rises as the head trains', async () => {
+    const policy = createTabularPolicy(BANDIT_VOCABULARY);
+    const episodes = await playBandit(policy, { groups: 2, groupSize: 8, seed: 3 });
+    const update = createUpdateStep({
+      estimator: 'gae',
+      adam,
+      valueCoef: 1,
+      filterZeroVarianceGroups: false,
+    });
+    const first = (await update(policy, episodes)).metrics['losses/explained_variance'];
+    // An untrained head predicts 0 everywhere: the errors are the returns, nothing is explained.
+    expect(first).toBe(0);
+    let last = first!;
+    for (let step = 0; step < 30; step++) {
+      last = (await update(policy, episodes)).metrics['losses/explained_variance']!;
+    }
+    expect(last).toBeGreaterThan(0.2);
+  });
+
+  it('reports no explained variance without a value head', async () => {
+    const policy = createTabularPolicy(BANDIT_VOCABULARY);
+    const episodes = await playBandit(policy, { groups: 2, groupSize: 8, seed: 3 });
+    const { metrics } = await createUpdateStep({ ...grpoDualClip, adam })(policy, episodes);
+    expect(metrics).not.toHaveProperty('losses/explained_variance');
+  });
+
   it('uses a reference policy for the KL term and asks for one when it is missing', async () => {
     const policy = createTabularPolicy(BANDIT_VOCABULARY);
     const reference = createTabularPolicy(BANDIT_VOCABULARY);

@@ -18,6 +18,7 @@ import {
 import { z } from 'zod';
 import { episodeGenerations, episodeRewards, groupIndices, type TokenTable } from './advantage';
 import { aggregationSchema, aggregationWeights } from './aggregation';
+import { explainedVariance } from './explained-variance';
 import { advantageEstimators, policyLosses } from './registries';
 
 export const updateConfigSchema = z.strictObject({
@@ -133,6 +134,11 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
       });
     }
     const { advantages, returns } = estimator.estimate({ episodes: kept, ...(values ? { values } : {}) });
+    if (values !== undefined && returns !== undefined) {
+      // Measured before this update moves the value head: how well it predicted these returns.
+      const explained = explainedVariance(kept, values, returns);
+      if (Number.isFinite(explained)) metrics['losses/explained_variance'] = explained;
+    }
     const trainDatums: Datum[] = datums.map((datum, d) => {
       const { episode, generation } = slots[d]!;
       return {
