@@ -30,6 +30,11 @@ export const trainerStateSchema = z.object({
   policyVersion: z.number().int().nonnegative(),
   /** Byte lengths of the JSONL logs at checkpoint time; a resume truncates them back. */
   logBytes: z.record(z.string(), z.number().int().nonnegative()),
+  /**
+   * CPU seconds the training phases took so far (rollouts, rewards, updates; evaluations not
+   * counted). Absent in checkpoints written before it was kept.
+   */
+  trainCpuSeconds: z.number().nonnegative().optional(),
 });
 /**
  * trainer.json: the trainer state, the SHA-256 of phase-state.json when there is one, and the

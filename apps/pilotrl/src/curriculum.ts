@@ -5,6 +5,7 @@
 // reproduces the uninterrupted run metric for metric.
 import { createRng, formatPercent, hashString, rngFromState } from '@pilotrl/core';
 import { saveCheckpoint, type TrainerState } from './checkpoint';
+import { cpuMark, cpuSecondsSince } from './cpu-time';
 import { expertIterationRunner } from './expert-iteration-phase';
 import { describeVerdict, HackingWatch, watchCoverage, watchFlag, watchMetrics } from './hacking-watch';
 import { curriculumJudging, evalSummary, evaluateEnvs } from './phase-eval';
@@ -32,6 +33,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     rngState: createRng(config.seed).state(),
     policyVersion: policy.version,
     logBytes: {},
+    trainCpuSeconds: 0,
   };
   if (resumeFrom !== undefined) {
     rewindLogs(logs, resumeFrom.logBytes);
@@ -105,7 +107,10 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     let barDrawn = false;
     try {
       while (state.iteration < phase.iterations) {
+        const started = cpuMark();
         const { metrics, episodes } = await runner.iterate(rng, state.iteration);
+        const iterationCpuSeconds = cpuSecondsSince(started);
+        state.trainCpuSeconds = (state.trainCpuSeconds ?? 0) + iterationCpuSeconds;
         state.iteration++;
         state.globalIteration++;
         const phaseDone = state.iteration === phase.iterations;
@@ -123,6 +128,8 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
           phaseIndex: state.phase,
           iteration: state.iteration,
           ...metrics,
+          'compute/iteration_cpu_seconds': iterationCpuSeconds,
+          'compute/train_cpu_seconds': state.trainCpuSeconds,
         };
         const verdict = watch?.check(record, evals) ?? null;
         if (verdict !== null) {

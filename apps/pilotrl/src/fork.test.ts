@@ -6,16 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { train } from './commands/train';
 import { forkDifferences, forkRun } from './fork';
 import { readManifest, runPaths } from './run-dir';
-import { quietIo, tinyCorridorConfig } from './tiny-corridor.testing';
+import { quietIo, tinyCorridorConfig, withoutMeasuredCosts } from './tiny-corridor.testing';
 
-const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n');
-/** Metric records without the steps-per-second figure, which differs between any two runs. */
-const metrics = (runDir: string) =>
-  lines(runPaths(runDir).metrics).map((line) =>
-    Object.fromEntries(
-      Object.entries(JSON.parse(line) as Record<string, unknown>).filter(([key]) => key !== 'charts/SPS'),
-    ),
+const records = (path: string) =>
+  withoutMeasuredCosts(
+    readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
   );
+const metrics = (runDir: string) => records(runPaths(runDir).metrics);
+const evals = (runDir: string) => records(runPaths(runDir).evals);
 
 describe('forkRun', () => {
   it('continues a finished warm start into the run that would have trained it itself', async () => {
@@ -30,8 +31,8 @@ describe('forkRun', () => {
     await train({ resume: forked, report: false }, quietIo, ['train']);
     await train({ config, out: whole, report: false }, quietIo, ['train']);
     expect(metrics(forked)).toEqual(metrics(whole));
-    expect(lines(runPaths(forked).evals)).toEqual(lines(runPaths(whole).evals));
-    expect(lines(runPaths(forked).evals).slice(0, 1)).toEqual(lines(runPaths(warm).evals));
+    expect(evals(forked)).toEqual(evals(whole));
+    expect(evals(forked).slice(0, 1)).toEqual(evals(warm));
     // The target is a run with checkpoints now: a second fork into it is refused.
     expect(() => forkRun(warm, forked, config, [])).toThrow(CheckpointError);
     // A fork cut short before its checkpoint was copied is started again.

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readJsonl } from './jsonl';
 import { writeReport } from './report';
 import { drawEnvCounts, shareByWeight } from './run-envs';
-import { spawnPilotrl } from './tiny-corridor.testing';
+import { spawnPilotrl, withoutMeasuredCosts } from './tiny-corridor.testing';
 
 // Corridor three times as often as key-door; key-door's agent is ReAct with a longer history.
 const mixtureYaml = [
@@ -26,12 +26,6 @@ const mixtureYaml = [
   'checkpoint: { every: 2, keep: 2 }',
   'sampleEpisodes: 1',
 ].join('\n');
-
-const timing = new Set(['charts/SPS']);
-const withoutTiming = (records: unknown[]) =>
-  records.map((record) =>
-    Object.fromEntries(Object.entries(record as object).filter(([key]) => !timing.has(key))),
-  );
 
 describe('env mixture shares', () => {
   it('shares fixed budgets by weight, every env getting some', () => {
@@ -103,8 +97,8 @@ describe('pilotrl train on an env mixture', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('resuming at follow iteration 0 (global 2)');
     for (const file of ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl']) {
-      expect(withoutTiming(readJsonl(join(interrupted, file))), file).toEqual(
-        withoutTiming(readJsonl(join(straight, file))),
+      expect(withoutMeasuredCosts(readJsonl(join(interrupted, file))), file).toEqual(
+        withoutMeasuredCosts(readJsonl(join(straight, file))),
       );
     }
   }, 240_000);

@@ -4,6 +4,7 @@
 import { createVectorEnv, evaluate, type RolloutHooks } from '@pilotrl/agent';
 import { type Episode, formatPercent, type Policy } from '@pilotrl/core';
 import type { EnvCurriculum } from './config';
+import { cpuMark, cpuSecondsSince } from './cpu-time';
 import type { EnvProvider } from './env-providers';
 import { type EvalRecord, evalRecordOf } from './run-records';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
@@ -38,6 +39,7 @@ export async function evaluateSplits(
     const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
       size: Math.min(options.episodes, 32),
     });
+    const started = cpuMark();
     try {
       const report = await evaluate(
         agent,
@@ -50,9 +52,10 @@ export async function evaluateSplits(
         judging !== undefined && config.agent.paradigm === 'adaplan'
           ? await judging.judgePlans(report.episodeRecords)
           : null;
-      records.push(
-        evalRecordOf(report.episodeRecords, { ...where, split, paradigm: report.paradigm }, judgeScore),
-      );
+      records.push({
+        ...evalRecordOf(report.episodeRecords, { ...where, split, paradigm: report.paradigm }, judgeScore),
+        cpuSeconds: cpuSecondsSince(started),
+      });
       episodes.push(...report.episodeRecords);
     } finally {
       await vectorEnv.close();

@@ -37,6 +37,8 @@ export const evalRecordSchema = z.object({
   formatErrorRate: z.number(),
   /** Mean plan-judge score (1-5, mean of the rubric criteria) when plans were judged. */
   judgeScore: z.number().nullable().default(null),
+  /** CPU seconds of the trainer process the split's evaluation took (rollouts and judging). */
+  cpuSeconds: z.number().nonnegative().optional(),
 });
 export type EvalRecord = z.infer<typeof evalRecordSchema>;
 

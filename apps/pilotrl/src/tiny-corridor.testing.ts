@@ -115,3 +115,15 @@ export function spawnPilotrl(
   });
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }
+
+/**
+ * Run records without the figures that measure the machine rather than the run (steps per second,
+ * CPU seconds), which differ between any two runs; everything else must repeat exactly.
+ */
+export function withoutMeasuredCosts(records: readonly unknown[]): Record<string, unknown>[] {
+  const measured = (key: string) =>
+    key === 'charts/SPS' || key === 'cpuSeconds' || key.startsWith('compute/');
+  return records.map((record) =>
+    Object.fromEntries(Object.entries(record as object).filter(([key]) => !measured(key))),
+  );
+}

@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl } from './jsonl';
-import { resumableCurriculumYaml, spawnPilotrl } from './tiny-corridor.testing';
-
-// Wall-clock figures differ between runs by nature; everything else must match exactly.
-const timing = new Set(['charts/SPS']);
-const withoutTiming = (records: unknown[]) =>
-  records.map((record) =>
-    Object.fromEntries(Object.entries(record as object).filter(([key]) => !timing.has(key))),
-  );
+import { resumableCurriculumYaml, spawnPilotrl, withoutMeasuredCosts } from './tiny-corridor.testing';
 
 describe('pilotrl train --resume', () => {
   it('N iterations equal N/2, a kill -9, a resume and N/2 more, metric for metric', async () => {
@@ -37,12 +30,27 @@ describe('pilotrl train --resume', () => {
     expect(resumed.stderr).toContain('resuming at joint iteration 0 (global 2)');
 
     for (const file of ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl']) {
-      const expected = withoutTiming(readJsonl(join(straight, file)));
+      const expected = withoutMeasuredCosts(readJsonl(join(straight, file)));
       expect(expected.length).toBeGreaterThan(1);
-      expect(withoutTiming(readJsonl(join(interrupted, file))), file).toEqual(expected);
+      expect(withoutMeasuredCosts(readJsonl(join(interrupted, file))), file).toEqual(expected);
     }
     const metrics = readJsonl(join(straight, 'metrics.jsonl')) as Record<string, unknown>[];
     expect(metrics.map((m) => m.phase)).toEqual(['sft', 'sft', 'joint', 'joint']);
+    // Training compute accumulates over the run, across the kill and resume too.
+    for (const run of [straight, interrupted]) {
+      const records = readJsonl(join(run, 'metrics.jsonl')) as Record<string, number>[];
+      records.forEach((record, i) => {
+        expect(record['compute/iteration_cpu_seconds']).toBeGreaterThan(0);
+        const before = i === 0 ? 0 : records[i - 1]!['compute/train_cpu_seconds']!;
+        expect(record['compute/train_cpu_seconds']).toBeCloseTo(
+          before + record['compute/iteration_cpu_seconds']!,
+          6,
+        );
+      });
+      for (const record of readJsonl(join(run, 'evals.jsonl')) as { cpuSeconds: number }[]) {
+        expect(record.cpuSeconds).toBeGreaterThan(0);
+      }
+    }
     // The resumed half trains (optimizer state and weights restored), not only samples.
     expect(metrics[2]!['charts/updated']).toBe(1);
     expect(readFileSync(join(interrupted, 'checkpoints', 'latest'), 'utf8').trim()).toBe('iter-000004');
@@ -92,8 +100,8 @@ describe('pilotrl train --resume', () => {
       metrics[2]!['expert_iteration/kept_total']!,
     );
     for (const file of ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl']) {
-      expect(withoutTiming(readJsonl(join(interrupted, file))), file).toEqual(
-        withoutTiming(readJsonl(join(straight, file))),
+      expect(withoutMeasuredCosts(readJsonl(join(interrupted, file))), file).toEqual(
+        withoutMeasuredCosts(readJsonl(join(straight, file))),
       );
     }
   }, 300_000);
