@@ -64,6 +64,10 @@ export type TrainerState = Omit<z.infer<typeof trainerStateSchema>, 'rngState'> 
 const PHASE_STATE = 'phase-state.json';
 
 const checkpointName = (globalIteration: number) => `iter-${String(globalIteration).padStart(6, '0')}`;
+
+/** Where the checkpoint written at `globalIteration` lies (it may have been pruned since). */
+export const checkpointDirAt = (checkpointsDir: string, globalIteration: number): string =>
+  join(checkpointsDir, checkpointName(globalIteration));
 const CHECKPOINT_NAME = /^iter-\d{6,}$/;
 
 /**

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ConfigError, formatPercent, meanInterval, wilsonInterval } from '@pilotrl/core';
+import { writeResultsSection } from './compute-curve';
 import {
   type CurriculumConfig,
   envCurricula,
@@ -378,10 +379,13 @@ export function resultsPage(
   return { markdown, pngs };
 }
 
-/** Writes the page to `path` and its PNGs to `results/` beside it. */
+/**
+ * Writes the page as the reproduction's section of the results page at `path` (other sections,
+ * such as the compute curve's, are kept) and its PNGs to `results/` beside it.
+ */
 export function writeResultsPage(page: ResultsPage, path: string): void {
   const dir = join(dirname(path), 'results');
   mkdirSync(dir, { recursive: true });
   for (const [name, png] of Object.entries(page.pngs)) writeFileSync(join(dir, name), png);
-  writeFileSync(path, page.markdown);
+  writeResultsSection(path, 'reproduction', page.markdown);
 }
