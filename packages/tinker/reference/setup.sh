@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Creates or updates the Python environment of the real Tinker-compatible server that @pilotrl/tinker's
+# engine tests run against: SkyRL 0.4.0's `skyrl.tinker.api` with the JAX backend (CPU is enough), the
+# official `tinker` SDK it depends on, torch, aiohttp and uv, pinned in requirements.txt, in
+# .venv/tinker-reference. PyPI's Linux torch is the CUDA build: about 6 GB and a few minutes the first
+# time; then idempotent: a second run only checks, in seconds.
+#   packages/tinker/reference/setup.sh      (from any directory)
+# Needs Python 3.12 (SkyRL requires 3.12 or newer; tooling/reference-venv.sh stops at 3.12) and PyPI.
+# PYTHON=/path/to/python3.12 picks the interpreter; otherwise python3.12 on PATH or a pyenv 3.12.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [[ -z "${PYTHON:-}" ]]; then
+  for candidate in python3.12 "$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12; do
+    if [[ -n "$candidate" ]] && "$candidate" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 12) else 1)' 2>/dev/null; then
+      PYTHON="$(command -v "$candidate")"
+      break
+    fi
+  done
+fi
+if [[ -z "${PYTHON:-}" ]]; then
+  echo "tinker reference: SkyRL needs Python 3.12; none found (set PYTHON=/path/to/python3.12)" >&2
+  exit 1
+fi
+export PYTHON
+REFERENCE_NOTE="PyPI's torch is the CUDA build: about 6 GB, a few minutes" \
+  exec "$here/../../../tooling/reference-venv.sh" tinker "$here/requirements.txt" \
+  -c 'import skyrl.tinker.api, skyrl.tinker.engine, tinker.proto.tinker_public_pb2, tokenizers, transformers, aiohttp, torch, shutil, sys; sys.exit(0 if shutil.which("uv", path=sys.prefix + "/bin") else 1)'

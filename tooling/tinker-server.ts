@@ -1,0 +1,150 @@
+// SkyRL's Tinker-compatible training server (PyPI skyrl 0.4.0, JAX backend on the CPU), from the
+// venv that packages/tinker/reference/setup.sh makes, for the engine tests of @pilotrl/tinker: a
+// tiny Qwen3 and its byte-level BPE tokenizer are made on the spot (reference/make_tiny_model.py;
+// no model hub needed), the server is started on a free port of 127.0.0.1 with its database and
+// checkpoints in a scratch directory, and is ready when `/api/v1/healthz` answers. The server
+// relaunches its engine through `uv run`, so the venv's bin (which holds uv) goes first on PATH.
+// `close()` stops the whole process group and removes the scratch directory.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { type ReferenceVenv, referenceVenv } from './reference-suite';
+
+const repoRoot = resolve(import.meta.dirname, '..');
+const tinyModelScript = join(repoRoot, 'packages/tinker/reference/make_tiny_model.py');
+
+/** The venv of packages/tinker/reference/setup.sh, for the suite `what`. */
+export function tinkerReference(what: string): ReferenceVenv {
+  return referenceVenv(
+    'tinker-reference',
+    what,
+    'packages/tinker/reference/setup.sh',
+    'Python 3.12 and PyPI; about 6 GB (CUDA torch from PyPI), a few minutes',
+  );
+}
+
+export interface TinkerServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly baseUrl: string;
+  /** The base model's name as the server knows it (its directory). */
+  readonly baseModel: string;
+  /** Where the tiny model's tokenizer.json is. */
+  readonly tokenizerDir: string;
+  /** The scratch directory (model, database, checkpoints). */
+  readonly dir: string;
+  /** The server's output so far, for failure messages. */
+  log(): string;
+  /** Stops the server and its engine at once (SIGKILL to the process group), keeping the scratch directory. */
+  kill(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+/** Writes a tiny model (or, with `tokenizerOnly`, just a tokenizer of `vocabSize`) to `dir`. */
+export async function makeTinyModel(
+  reference: ReferenceVenv,
+  dir: string,
+  options: { vocabSize?: number; tokenizerOnly?: boolean } = {},
+): Promise<void> {
+  const args = [tinyModelScript, dir];
+  if (options.vocabSize !== undefined) args.push('--vocab-size', String(options.vocabSize));
+  if (options.tokenizerOnly) args.push('--tokenizer-only');
+  await promisify(execFile)(reference.python, args, {
+    env: { ...process.env, TOKENIZERS_PARALLELISM: 'false' },
+  });
+}
+
+/** Makes the tiny model and starts the server on it; rejects with the server's log if it is not ready in time. */
+export async function startTinkerServer(
+  reference: ReferenceVenv,
+  options: { readyTimeoutMs?: number } = {},
+): Promise<TinkerServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'pilotrl-tinker-'));
+  const modelDir = join(dir, 'tiny-qwen3');
+  await makeTinyModel(reference, modelDir);
+  const port = await freePort();
+  const bin = join(reference.dir, 'bin');
+  const args = [
+    'run',
+    '--no-project',
+    '--python',
+    reference.python,
+    '-m',
+    'skyrl.tinker.api',
+    '--base-model',
+    modelDir,
+    '--backend',
+    'jax',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--database-url',
+    `sqlite:///${join(dir, 'tinker.db')}`,
+    '--checkpoints-base',
+    join(dir, 'ckpts'),
+  ];
+  const child: ChildProcess = spawn(join(bin, 'uv'), args, {
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, JAX_PLATFORMS: 'cpu' },
+  });
+  let log = '';
+  const keep = (chunk: Buffer) => {
+    log = (log + chunk).slice(-40_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const kill = async () => {
+    if (!gone && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await exited;
+    }
+  };
+  const close = async () => {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (gone) {
+      await close();
+      throw new Error(`skyrl.tinker.api exited before it was ready:\n${log.slice(-4000)}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/api/v1/healthz`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      await close();
+      throw new Error(`skyrl.tinker.api was not ready within ${readyTimeoutMs} ms:\n${log.slice(-4000)}`);
+    }
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  return { baseUrl, baseModel: modelDir, tokenizerDir: modelDir, dir, log: () => log, kill, close };
+}
