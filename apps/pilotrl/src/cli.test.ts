@@ -23,6 +23,10 @@ describe('pilotrl --help and --version', () => {
     ['serve', ['--checkpoint', '--port', '--host', '--shutdown-timeout', '(default: 8000)']],
     ['serve-env', ['--env', '--port', '--host', '--max-sessions', '--idle-timeout', '--step-timeout']],
     ['reproduce', ['--config', '--seeds', '--variants', '--runs-dir', '<runs-dir>/RESULTS.md']],
+    [
+      'compute-curve',
+      ['--config', '--seeds', '--split', '--episodes', '--best-of', '--lookahead', '--search-from'],
+    ],
   ])('%s --help lists its options and exits 0', async (command, expected) => {
     for (const args of [
       [command, '--help'],
@@ -40,7 +44,16 @@ describe('pilotrl --help and --version', () => {
   it('pilotrl --help lists every command', async () => {
     const { code, out } = await run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['train', 'eval', 'report', 'play', 'serve', 'serve-env', 'reproduce'])
+    for (const command of [
+      'train',
+      'eval',
+      'report',
+      'play',
+      'serve',
+      'serve-env',
+      'reproduce',
+      'compute-curve',
+    ])
       expect(out).toMatch(new RegExp(`\\n  ${command} `));
   });
 

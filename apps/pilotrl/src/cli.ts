@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, PilotRLError } from '@pilotrl/core';
 import { BACKEND_ORDER, parseBackendChoice } from '@pilotrl/policy-tfjs';
 import { Command, CommanderError, Option } from 'commander';
+import { computeCurve, parseSearchList } from './commands/compute-curve';
 import { type EvalOptions, evalCommand } from './commands/eval';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
@@ -62,6 +63,18 @@ function parseVariants(value: string): Variant[] {
 }
 
 /** Options as commander hands them to an action: flags given, defaults filled in. */
+interface ComputeCurveFlags {
+  config: string;
+  seeds: number[];
+  split: string;
+  episodes: number;
+  bestOf: ReturnType<typeof parseSearchList>;
+  lookahead: ReturnType<typeof parseSearchList>;
+  searchFrom: string[];
+  runsDir: string;
+  results?: string;
+}
+
 interface TrainFlags {
   config?: string;
   out?: string;
@@ -183,6 +196,30 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
         "for --base-url: the server's extensions: vllm (also SGLang and pilotrl serve; the default), llama-cpp (llama-cpp-python's server), openai (none)",
       ).choices(['vllm', 'llama-cpp', 'openai']),
     )
+    .addOption(
+      new Option(
+        '--search <kind>',
+        'test-time search: best-of-n (N plans, the best acted on) or lookahead (candidate actions tried on env copies); default none',
+      ).choices(['none', 'best-of-n', 'lookahead']),
+    )
+    .addOption(integerOption('--n <count>', 'best-of-n: plans written per plan needed (default 4)', 0, 1024))
+    .addOption(
+      integerOption('--width <count>', 'lookahead: candidate actions per decision (default 4)', 0, 1024),
+    )
+    .addOption(
+      integerOption(
+        '--depth <steps>',
+        'lookahead: env steps looked ahead per candidate (default 2)',
+        0,
+        100_000,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--scorer <name>',
+        'best-of-n: judge (default) or value; lookahead: rollout (default) or value (needs a value head)',
+      ).choices(['judge', 'value', 'rollout']),
+    )
     .action(async ({ timeout, ...flags }: EvalFlags) => {
       await evalCommand(given({ ...flags, timeoutSeconds: timeout }), io);
     });
@@ -293,6 +330,55 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
           config: flags.config,
           seeds: flags.seeds,
           variants: flags.variants,
+          runsDir: flags.runsDir,
+          results: flags.results ?? join(flags.runsDir, 'RESULTS.md'),
+        },
+        io,
+      );
+    });
+
+  cli
+    .command('compute-curve')
+    .description(
+      'held-out success against CPU seconds: more training (each phase end, greedy) and more test-time search from the same checkpoints, over seeds',
+    )
+    .option('--config <file|preset>', 'the curriculum trained once per seed', 'quick')
+    .addOption(
+      new Option('--seeds <list>', 'comma-separated seeds').argParser(parseSeeds).default([1, 2, 3], '1,2,3'),
+    )
+    .option('--split <name>', 'the held-out split every point is evaluated on', 'valid_unseen')
+    .addOption(integerOption('--episodes <n>', 'episodes per point (default 200)', 1).default(200))
+    .addOption(
+      new Option('--best-of <list>', 'best-of-N plans: N values, e.g. 2,4,8,16:judge (scorer judge or value)')
+        .argParser((value: string) => parseSearchList('best-of-n', value))
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        '--lookahead <list>',
+        'look-ahead: width x depth values, e.g. 4x1,4x2:rollout (scorer rollout or value)',
+      )
+        .argParser((value: string) => parseSearchList('lookahead', value))
+        .default([]),
+    )
+    .option('--search-from <phases>', 'phases whose end is searched from (names, or last)', list, [
+      'sft',
+      'last',
+    ])
+    .option('--runs-dir <dir>', 'where the runs go, one directory per seed', 'runs/compute-curve')
+    .option(
+      '--results <file.md>',
+      'the results page (its section compute-curve; the plot goes to results/ beside it)',
+    )
+    .action(async (flags: ComputeCurveFlags) => {
+      await computeCurve(
+        {
+          config: flags.config,
+          seeds: flags.seeds,
+          split: flags.split,
+          episodes: flags.episodes,
+          searches: [...flags.bestOf, ...flags.lookahead],
+          searchFrom: flags.searchFrom,
           runsDir: flags.runsDir,
           results: flags.results ?? join(flags.runsDir, 'RESULTS.md'),
         },

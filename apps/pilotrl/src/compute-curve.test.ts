@@ -15,6 +15,7 @@ const point = (
   seed,
   phase: phaseIndex === 0 ? 'sft' : 'joint',
   phaseIndex,
+  step: 10 * (phaseIndex + 1),
   search,
   trainCpuSeconds: 100 * (phaseIndex + 1) + seed,
   evalCpuSeconds: evalCpu,

@@ -19,6 +19,8 @@ export const curvePointSchema = z.object({
   phase: z.string(),
   /** Position of that phase in the curriculum (0 is the first). */
   phaseIndex: z.number().int().nonnegative(),
+  /** The run's global iteration at that phase's end: where its checkpoint was written. */
+  step: z.number().int().nonnegative(),
   /** `greedy`, or the search, e.g. `best-of-4 (judge)`, `lookahead w4 d2 (rollout)`. */
   search: z.string(),
   /** CPU seconds training took up to the checkpoint. */
@@ -44,16 +46,16 @@ export function curveConfig(
   if (base.stages.length === 0 && base.sft === undefined) {
     throw new ConfigError(`compute-curve: curriculum "${base.name}" trains nothing (no SFT, no stages)`);
   }
-  const phases = base.stages.length + (base.sft === undefined ? 0 : 1);
   return parseConfig(
     {
       ...base,
       name: `compute-curve-seed${seed}`,
       seed,
       policy: { ...base.policy, seed },
-      // Evaluations at the end of each phase only; checkpoints there too, none pruned.
+      // Evaluations at the end of each phase only; checkpoints there too, none pruned (a
+      // curriculum has far fewer phases than 100).
       eval: { ...base.eval, splits: [split], episodes, every: 1000 },
-      checkpoint: { every: 1000, keep: Math.max(phases, 2) },
+      checkpoint: { every: 1000, keep: 100 },
     },
     `compute-curve run of seed ${seed}`,
   );
@@ -80,11 +82,13 @@ export function trainingPoints(runDir: string, seed: number): CurvePoint[] {
       seed,
       phase: record.phase,
       phaseIndex: phaseIndex.get(record.step) ?? 0,
+      step: record.step,
       search: 'greedy',
       trainCpuSeconds: seconds,
       evalCpuSeconds: record.cpuSeconds,
       successes: record.success.successes,
       episodes: record.success.total,
+      envSteps: Math.round(record.meanSteps * record.success.total),
     };
   });
 }

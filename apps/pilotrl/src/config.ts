@@ -223,7 +223,12 @@ export const lossConfigSchema = strict({
   entropyCoef: z.number().min(0).default(0),
 });
 
-/** Reward components by name with their weights; names are those of `@pilotrl/rewards` (`plan_quality` is the judge score scaled to [0, 1]). */
+/**
+ * Reward components by name with their weights; names are those of `@pilotrl/rewards` (`plan_quality`
+ * is the judge score scaled to [0, 1]). `step_pass` and `loop_penalty` are paid turn by turn, and the
+ * weight is the amount: `step_pass: 0.2` pays 0.2 at the turn each plan step's env check passes,
+ * `loop_penalty: 0.1` costs 0.1 at each turn that repeats a command from the same state.
+ */
 const rewardWeights = z
   .record(z.string().min(1), z.number().refine(Number.isFinite, 'must be finite'))
   .refine((weights) => Object.keys(weights).length > 0, 'needs at least one reward component');
@@ -236,6 +241,8 @@ export const rewardNames = [
   'repeated_action',
   'invalid_action',
   'overlong',
+  'step_pass',
+  'loop_penalty',
 ] as const;
 
 export const expertIterationConfigSchema = strict({
@@ -396,6 +403,23 @@ export const curriculumConfigSchema = strict({
     }
     if (!('outcome' in stage.rewards)) {
       issue(at('rewards'), 'every stage needs an `outcome` reward weight');
+    }
+    if ('step_pass' in stage.rewards) {
+      const planning = agents.filter(({ agent }) => agent.paradigm === 'adaplan');
+      if (planning.length === 0) {
+        issue(
+          ['stages', index, 'rewards', 'step_pass'],
+          'step_pass pays for plan steps, but agent.paradigm is "react": there are no plans; drop it or use adaplan',
+        );
+      }
+      for (const { agent, of } of planning) {
+        if (agent.plan !== 'steps') {
+          issue(
+            ['stages', index, 'rewards', 'step_pass'],
+            `${of}step_pass checks plan steps the env can evaluate, which free-text plans are not; set agent.plan: steps (and agent.actionSpace: choice)`,
+          );
+        }
+      }
     }
     for (const { agent, of } of agents) {
       if (stage.algorithm === 'expert-iteration') {

@@ -5,6 +5,7 @@
 // reproduces the uninterrupted run metric for metric.
 import { createRng, formatPercent, hashString, rngFromState } from '@pilotrl/core';
 import { saveCheckpoint, type TrainerState } from './checkpoint';
+import type { CurriculumConfig } from './config';
 import { cpuMark, cpuSecondsSince } from './cpu-time';
 import { expertIterationRunner } from './expert-iteration-phase';
 import { describeVerdict, HackingWatch, watchCoverage, watchFlag, watchMetrics } from './hacking-watch';
@@ -18,6 +19,10 @@ import { runPaths } from './run-dir';
 import { logSizes, openRunLogs, rewindLogs } from './run-logs';
 import { type EvalRecord, type MetricsRecord, readEvals, readMetrics } from './run-records';
 import { sftRunner } from './sft-phase';
+
+/** The seed of a run's evaluations: the same tasks and order at every evaluation of the run. */
+export const evalSeedOf = (config: Pick<CurriculumConfig, 'seed'>): number =>
+  hashString(`${config.seed}/eval`) >>> 1;
 
 /** Runs (or continues from `state`) every phase of the curriculum. */
 export async function runCurriculum(context: RunContext, resumeFrom?: TrainerState): Promise<EvalRecord[]> {
@@ -54,7 +59,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     : undefined;
   if (resumeFrom === undefined) for (const line of watchCoverage(config)) log(`watch: ${line}`);
   const rng = rngFromState(state.rngState, hashString(`${config.seed}`));
-  const evalSeed = hashString(`${config.seed}/eval`) >>> 1;
+  const evalSeed = evalSeedOf(config);
   let lastEvals: EvalRecord[] = [];
   const totalIterations = phases.reduce((sum, p) => sum + p.iterations, 0);
 

@@ -1,4 +1,5 @@
-// The pilotrl app as a library: its curriculum config (schema, parsing, files) and its presets.
+// The pilotrl app as a library: its curriculum config (schema, parsing, files), its presets, and
+// the checks of `pilotrl eval`'s test-time search options.
 export {
   type CurriculumConfig,
   type CurriculumConfigInput,
@@ -11,3 +12,10 @@ export {
   type StageConfig,
 } from './config';
 export { presetConfig, presets } from './presets';
+export {
+  checkSearchFitsConfig,
+  checkSearchFitsPolicy,
+  parseSearchFlags,
+  type SearchChoice,
+  type SearchFlags,
+} from './search-options';

@@ -1,7 +1,7 @@
 // Evaluation with the current weights: each split (of each env, in a mixture) played and summarised
 // as eval records (plans judged where the agent writes them), and the one-line summary the trainer
 // logs after it.
-import { createVectorEnv, evaluate, type RolloutHooks } from '@pilotrl/agent';
+import { createVectorEnv, evaluate, type RolloutHooks, type TestTimeSearch } from '@pilotrl/agent';
 import { type Episode, formatPercent, type Policy } from '@pilotrl/core';
 import type { EnvCurriculum } from './config';
 import { cpuMark, cpuSecondsSince } from './cpu-time';
@@ -15,6 +15,8 @@ export interface EvalOptions {
   episodes: number;
   temperature: number;
   seed: number;
+  /** Test-time search of each env's evaluation (`pilotrl eval --search`); none by default. */
+  search?: (env: { config: EnvCurriculum; provider: EnvProvider }) => TestTimeSearch;
 }
 
 /** Plays each split with the current weights and summarises it as eval records. */
@@ -45,7 +47,12 @@ export async function evaluateSplits(
         agent,
         { taskSource: provider.tasks, vectorEnv },
         split,
-        { limit: options.episodes, seed: options.seed, runId: `eval-${split}-${where.step}` },
+        {
+          limit: options.episodes,
+          seed: options.seed,
+          runId: `eval-${split}-${where.step}`,
+          ...(options.search === undefined ? {} : { search: options.search({ config, provider }) }),
+        },
         hooks,
       );
       const judgeScore =

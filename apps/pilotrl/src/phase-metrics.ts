@@ -17,6 +17,23 @@ export function episodeMetrics(episodes: readonly Episode[]): Record<string, num
     ...Object.fromEntries(
       components.map((c) => [`rewards/${c}`, mean(episodes.map((e) => e.rewardComponents[c] ?? 0))]),
     ),
+    ...stepCheckMetrics(episodes),
+  };
+}
+
+/**
+ * Where the env checked plan steps: the mean number of steps passed per episode, and the share of
+ * the steps of the plans in force at the end that passed (a plan revised shorter than the steps
+ * already passed counts as fully passed).
+ */
+function stepCheckMetrics(episodes: readonly Episode[]): Record<string, number> {
+  const records = episodes.flatMap((e) => (e.stepChecks === undefined ? [] : [e.stepChecks]));
+  if (records.length === 0) return {};
+  const passed = records.reduce((sum, record) => sum + record.passed.length, 0);
+  const planned = records.reduce((sum, record) => sum + Math.max(record.planSteps, record.passed.length), 0);
+  return {
+    'charts/plan_steps_passed': passed / records.length,
+    'charts/plan_step_pass_rate': planned === 0 ? 0 : passed / planned,
   };
 }
 

@@ -1,8 +1,8 @@
 // Checks that a curriculum can start, run before its run directory exists so that a mistake leaves
-// nothing behind: the env accepts its options, the splits it evaluates exist, and the agent's first
-// prompt fits the policy's context.
+// nothing behind: the env accepts its options, the splits it evaluates exist, it can check the plan
+// steps a `step_pass` reward pays for, and the agent's first prompt fits the policy's context.
 import { createVectorEnv, rollout } from '@pilotrl/agent';
-import { ConfigError, type Policy } from '@pilotrl/core';
+import { ConfigError, canCheckSteps, type Policy, type TextEnv } from '@pilotrl/core';
 import { type EnvCurriculum, modelDimensions } from './config';
 import type { EnvProvider } from './env-providers';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
@@ -17,13 +17,47 @@ export async function checkEnvAndSplits(config: EnvCurriculum, provider: EnvProv
       cause: error,
     });
   }
-  await env.close?.();
+  try {
+    await checkStepChecks(config, provider, env);
+  } finally {
+    await env.close?.();
+  }
   const splits = provider.tasks.splits();
   const unknown = config.eval.splits.find((split) => !splits.includes(split));
   if (unknown !== undefined) {
     throw new ConfigError(
       `eval.splits: env "${provider.envId}" has no split "${unknown}"; its splits are ${splits.join(', ')}`,
     );
+  }
+}
+
+/**
+ * Where a stage pays `step_pass` and this env plans: the env must offer step checks, and check
+ * every step its plan-step vocabulary offers on the first train task.
+ */
+async function checkStepChecks(config: EnvCurriculum, provider: EnvProvider, env: TextEnv): Promise<void> {
+  const index = config.stages.findIndex((stage) => 'step_pass' in stage.rewards);
+  if (index < 0 || config.agent.paradigm !== 'adaplan') return;
+  const where = `stages[${index}].rewards.step_pass`;
+  if (!canCheckSteps(env)) {
+    throw new ConfigError(
+      `${where}: env "${provider.envId}" cannot check plan steps against its state (it has no step checks); drop step_pass for it, or use an env that has them (alfworld)`,
+    );
+  }
+  const [task] = await provider.tasks.tasks(config.env.trainSplit, { offset: 0, limit: 1 });
+  if (task === undefined || provider.planSteps === undefined) return;
+  const opening = await env.reset({ seed: task.seed, taskId: task.taskId });
+  const steps = provider.planSteps.steps({
+    goal: opening.info.task ?? task.description ?? '',
+    observations: [opening.observation],
+  });
+  for (const step of steps) {
+    const reason = env.cannotCheckStep(step);
+    if (reason !== undefined) {
+      throw new ConfigError(
+        `${where}: env "${provider.envId}" cannot check the plan step "${step}" of its own vocabulary: ${reason}`,
+      );
+    }
   }
 }
 

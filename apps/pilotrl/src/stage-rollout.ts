@@ -88,7 +88,10 @@ export function createStageRollouts(
       };
     },
     async close() {
-      for (const { vectorEnv } of players) await vectorEnv.close();
+      for (const { vectorEnv, scorer } of players) {
+        await vectorEnv.close();
+        await scorer.close();
+      }
     },
   };
 }

@@ -1,5 +1,5 @@
 // Evaluation: play a split and report the success rate with a 95% Wilson interval, mean steps,
-// the format-error rate and success per task type.
+// the format-error rate, success per task type, and the compute spent (test-time search included).
 import {
   ConfigError,
   type Episode,
@@ -13,6 +13,8 @@ import {
 import { z } from 'zod';
 import type { Agent } from './agent';
 import { type RolloutHooks, rollout } from './rollout';
+import { type SearchCompute, totalCompute } from './search-compute';
+import type { TestTimeSearch } from './test-time-search';
 
 export interface SuccessSummary {
   episodes: number;
@@ -34,6 +36,8 @@ export interface EvalReport extends SuccessSummary {
   /** Share of episodes with at least one format error. */
   episodesWithFormatErrors: number;
   byTaskType: Record<string, SuccessSummary>;
+  /** Compute of all episodes together: generated and scored tokens, env steps, copies, backtracks. */
+  compute: SearchCompute;
   episodeRecords: Episode[];
 }
 
@@ -46,6 +50,8 @@ export const evaluateOptionsSchema = z.object({
   samplesPerTask: z.number().int().positive().default(1),
   seed: z.number().int().nonnegative().default(0),
   runId: z.string().min(1).default('eval'),
+  /** Test-time search: best-of-N plans or look-ahead over env copies (see `TestTimeSearch`). */
+  search: z.custom<TestTimeSearch>((value) => typeof value === 'object' && value !== null).optional(),
 });
 export type EvaluateOptions = z.input<typeof evaluateOptionsSchema>;
 
@@ -58,7 +64,7 @@ function summarise(episodes: readonly Episode[]): SuccessSummary {
 /** Summarises finished episodes (e.g. read back from a JSONL file). */
 export function summariseEpisodes(
   episodes: readonly Episode[],
-): Omit<EvalReport, 'envId' | 'split' | 'paradigm' | 'episodeRecords'> {
+): Omit<EvalReport, 'envId' | 'split' | 'paradigm' | 'episodeRecords' | 'compute'> {
   const turns = episodes.reduce((sum, episode) => sum + episode.turns.length, 0);
   const formatErrors = episodes.reduce(
     (sum, episode) => sum + episode.turns.filter((turn) => turn.formatError !== null).length,
@@ -122,6 +128,7 @@ export async function evaluate(
       groupSize: config.samplesPerTask,
       runId: config.runId,
       seed: config.seed,
+      ...(config.search === undefined ? {} : { search: config.search }),
     },
     hooks,
   );
@@ -130,6 +137,7 @@ export async function evaluate(
     split,
     paradigm: agent.paradigm,
     ...summariseEpisodes(episodes),
+    compute: totalCompute(episodes),
     episodeRecords: episodes,
   };
 }

@@ -1,5 +1,5 @@
 // @pilotrl/agent: AdaPlan and ReAct agents, batched rollouts over a vector env, episode files,
-// relabelling and replays, and evaluation.
+// relabelling and replays, evaluation, and test-time search (best-of-N plans, look-ahead).
 export {
   type ActionMatch,
   type ActionMatcher,
@@ -34,6 +34,13 @@ export {
 } from './evaluate';
 export { type ActParseResult, type PlanParseResult, parseActOutput, parsePlanOutput } from './output-parser';
 export { fixedPlanProvider, oraclePlanProvider } from './plan-providers';
+export {
+  judgePlanScorer,
+  type PlanCandidate,
+  type PlanReference,
+  type PlanScorer,
+  valuePlanScorer,
+} from './plan-scorers';
 export { formatPlan, parsePlanSteps } from './plan-text';
 export {
   createPromptTemplate,
@@ -46,6 +53,21 @@ export {
 export { type RelabelOptions, type RelabelReport, relabelEpisodes } from './relabel';
 export { type EndReason, type RolloutHooks, type RolloutOptions, rollout } from './rollout';
 export { replayScripts, type Script, ScriptCutShortError, type ScriptReplay } from './scripted-replay';
+export {
+  computeOf,
+  emptyCompute,
+  type SearchCompute,
+  searchComputeSchema,
+  totalCompute,
+} from './search-compute';
 export { envWin, type Replay, replay, shortcut } from './shortcut';
+export {
+  type BranchCheck,
+  type LookaheadScorer,
+  resolveSearch,
+  type TestTimeSearch,
+  testTimeSearchSchema,
+} from './test-time-search';
 export { estimateTokens } from './token-budget';
+export { missingValueHead, type ValueModel, valueModelOf } from './value-model';
 export { createVectorEnv, type VectorEnvOptions } from './vector-env';

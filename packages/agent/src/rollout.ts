@@ -3,32 +3,47 @@
 // live episodes. Every generation is recorded token for token.
 import {
   ConfigError,
+  canCopyAt,
   EPISODE_FORMAT_VERSION,
   type Episode,
   type EpisodeView,
   type GenerateRequest,
   type GenerateResult,
   type Generation,
-  generateResultSchema,
   InvalidArgumentError,
   type Plan,
   type PlanRevision,
-  type Policy,
   parseOrThrow,
   type ResetOptions,
   type StepResult,
   type TaskRef,
-  TimeoutError,
   type Turn,
   taskRefSchema,
   type VectorEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { type Agent, revisionDue } from './agent';
+import { discardedTokens, pickBestPlans, planCandidate, sampleBestPlans, sampleSeed } from './best-of-n';
+import { type LookaheadDecision, searchByLookahead } from './lookahead-search';
 import { parseActOutput, parsePlanOutput } from './output-parser';
+import { callPolicy, mixSeed } from './policy-call';
 import { type PromptTemplate, planBlock, promptTemplateFor } from './prompt-templates';
+import { addCompute, emptyCompute, generatedTokensOf, type SearchCompute } from './search-compute';
 import { StepPlanDraft, stepTrie } from './step-trie';
-import { choiceReserve, countMessageTokens, fitConversation, tokenCounterFor } from './token-budget';
+import {
+  type BestOfNSearch,
+  type LookaheadSearch,
+  type ResolvedTestTimeSearch,
+  resolveSearch,
+  type TestTimeSearch,
+} from './test-time-search';
+import {
+  choiceReserve,
+  countMessageTokens,
+  fitConversation,
+  type TokenCounter,
+  tokenCounterFor,
+} from './token-budget';
 
 export const rolloutOptionsSchema = z
   .object({
@@ -46,6 +61,12 @@ export const rolloutOptionsSchema = z
      * replayed for); `null` keeps the env's. Same length as `tasks`.
      */
     goals: z.array(z.string().min(1).nullable()).optional(),
+    /** Test-time search (best-of-N plans, look-ahead over env copies); none by default. */
+    search: z
+      .custom<TestTimeSearch>((value) => typeof value === 'object' && value !== null, {
+        message: 'search must be a test-time search ({ kind: "best-of-n" | "lookahead", ... })',
+      })
+      .optional(),
   })
   .refine((options) => options.goals === undefined || options.goals.length === options.tasks.length, {
     message: 'goals must have one entry per task',
@@ -97,18 +118,10 @@ interface Slot {
   /** This turn, before the env step. */
   generations: Generation[];
   formatError: string | null;
-}
-
-/** Mixes integers into a 31-bit sampling seed (murmur3's finaliser), so samples differ but repeat. */
-function mixSeed(...parts: number[]): number {
-  let hash = 0x9e3779b9;
-  for (const part of parts) {
-    hash = Math.imul(hash ^ (part >>> 0), 0x85ebca6b);
-    hash ^= hash >>> 13;
-    hash = Math.imul(hash, 0xc2b2ae35);
-    hash ^= hash >>> 16;
-  }
-  return hash >>> 1;
+  /** What a search spent beyond the episode's own generations and steps. */
+  compute: SearchCompute;
+  /** Turns whose command a look-ahead chose over the policy's recorded answer. */
+  searchOverrides: number[];
 }
 
 /** A generation record: prompt + completion ids, loss on the completion only. */
@@ -130,49 +143,6 @@ export function toGeneration(kind: Generation['kind'], result: GenerateResult): 
   };
 }
 
-async function callPolicy(
-  policy: Policy,
-  requests: GenerateRequest[],
-  timeoutMs: number,
-  what: string,
-): Promise<GenerateResult[]> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(
-        new TimeoutError(
-          `policy "${policy.name}" did not answer ${requests.length} ${what} requests within ${timeoutMs} ms; raise callTimeoutMs or lower the batch`,
-        ),
-      );
-    }, timeoutMs);
-  });
-  try {
-    const results = await Promise.race([policy.generate(requests, { signal: controller.signal }), timeout]);
-    if (results.length !== requests.length) {
-      throw new InvalidArgumentError(
-        `policy "${policy.name}" returned ${results.length} results for ${requests.length} ${what} requests`,
-      );
-    }
-    return results.map((result, index) => {
-      const parsed = parseOrThrow(
-        generateResultSchema,
-        result,
-        `result ${index} of policy "${policy.name}" (${what})`,
-      );
-      if (parsed.logprobs.length !== parsed.tokenIds.length) {
-        throw new InvalidArgumentError(
-          `policy "${policy.name}" returned ${parsed.logprobs.length} logprobs for ${parsed.tokenIds.length} tokens (${what} result ${index})`,
-        );
-      }
-      return parsed;
-    });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Plays every task `groupSize` times and returns the episodes in task order, samples in order
  * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks.
@@ -190,6 +160,12 @@ export async function rollout(
   hooks: RolloutHooks = {},
 ): Promise<Episode[]> {
   const config = parseOrThrow(rolloutOptionsSchema, options, 'rollout options');
+  const search = config.search === undefined ? undefined : resolveSearch(config.search, agent);
+  if (search?.kind === 'lookahead' && !canCopyAt(vectorEnv)) {
+    throw new ConfigError(
+      'lookahead search plays candidates on copies of the envs, but this vector env cannot copy them; use createVectorEnv over envs that implement copy() (StateCopies)',
+    );
+  }
   const tasksPerWave = Math.floor(vectorEnv.size / config.groupSize);
   if (tasksPerWave === 0) {
     throw new ConfigError(
@@ -199,7 +175,7 @@ export async function rollout(
   const episodes: Episode[] = [];
   for (let start = 0; start < config.tasks.length; start += tasksPerWave) {
     const wave = config.tasks.slice(start, start + tasksPerWave);
-    const finished = await runWave(agent, vectorEnv, config, wave, start);
+    const finished = await runWave(agent, vectorEnv, config, wave, start, search);
     episodes.push(...finished);
     await hooks.onEpisodes?.(finished);
   }
@@ -212,8 +188,11 @@ async function runWave(
   config: z.output<typeof rolloutOptionsSchema>,
   wave: TaskRef[],
   firstTaskIndex: number,
+  search: ResolvedTestTimeSearch | undefined,
 ): Promise<Episode[]> {
   const { options, policy, paradigm } = agent;
+  const bestOfN = search?.kind === 'best-of-n' ? search : undefined;
+  const lookahead = search?.kind === 'lookahead' ? search : undefined;
   const template = options.promptTemplate ?? promptTemplateFor(config.envId);
   const count = tokenCounterFor(policy);
   const assignments = wave.flatMap((task, offset) =>
@@ -259,6 +238,8 @@ async function runWave(
       fixedStepEdits: 0,
       generations: [],
       formatError: null,
+      compute: emptyCompute(),
+      searchOverrides: [],
     };
   });
   for (const state of slots) {
@@ -301,7 +282,7 @@ async function runWave(
       state.generations = [];
       state.formatError = null;
     }
-    if (paradigm === 'adaplan') await planPhase(agent, template, config, live, turn, prompt);
+    if (paradigm === 'adaplan') await planPhase(agent, template, config, live, turn, prompt, bestOfN);
 
     const planFailedFatally = (state: Slot) =>
       state.formatError !== null && options.formatError.mode === 'terminate';
@@ -336,16 +317,25 @@ async function runWave(
         seed: mixSeed(config.seed, state.stream, turn, 1),
       });
     }
-    const results =
-      requests.length === 0 ? [] : await callPolicy(policy, requests, options.callTimeoutMs, 'act');
+    const answers =
+      requests.length === 0
+        ? []
+        : lookahead === undefined
+          ? (await callPolicy(policy, requests, options.callTimeoutMs, 'act')).map((result) => ({
+              result,
+              searched: undefined,
+            }))
+          : await lookaheadAnswers(agent, vectorEnv, config, lookahead, requesters, requests, turn);
     const actions: (string | null)[] = new Array(vectorEnv.size).fill(null);
     const parsedBySlot = new Map<number, { thought: string | null; action: string | null; text: string }>();
     for (const [index, state] of requesters.entries()) {
-      const result = results[index]!;
+      const { result, searched } = answers[index]!;
       state.generations.push(toGeneration('act', result));
       if (choosing) {
-        const command = chosenCommand(policy.name, state.current.admissibleActions, result);
+        const proposed = chosenCommand(policy.name, state.current.admissibleActions, result);
         if (state.formatError !== null && options.formatError.mode === 'terminate') continue;
+        const command = searched ?? proposed;
+        if (command !== proposed) state.searchOverrides.push(turn);
         actions[state.slot] = command;
         parsedBySlot.set(state.slot, { thought: null, action: command, text: command });
         continue;
@@ -432,6 +422,72 @@ async function runWave(
   return slots.map((state) => toEpisode(agent, config, template, state));
 }
 
+/**
+ * The act answers of `requesters` chosen by look-ahead: `width` samples per episode in free text
+ * (the first with the plain rollout's seed), the one constrained choice otherwise (its logprobs
+ * rank the candidates). Each answer comes with the command the search chose to play.
+ */
+async function lookaheadAnswers(
+  agent: Agent,
+  vectorEnv: VectorEnv,
+  config: z.output<typeof rolloutOptionsSchema>,
+  search: LookaheadSearch,
+  requesters: readonly Slot[],
+  requests: readonly GenerateRequest[],
+  turn: number,
+): Promise<{ result: GenerateResult; searched: string | undefined }[]> {
+  const { options, policy } = agent;
+  if (!canCopyAt(vectorEnv)) throw new ConfigError('lookahead search needs a vector env with copyAt()');
+  const choosing = options.actionSpace === 'choice';
+  const samples = choosing ? 1 : search.width;
+  const expanded = requests.flatMap((request) =>
+    Array.from({ length: samples }, (_, sample) => ({
+      ...request,
+      seed: sampleSeed(request.seed ?? 0, sample),
+    })),
+  );
+  const results = await callPolicy(policy, expanded, options.callTimeoutMs, 'act');
+  const decisions: LookaheadDecision[] = requesters.map((state, at) => ({
+    slot: state.slot,
+    task: state.task,
+    goal: state.goal,
+    plan: state.plan,
+    stepsDone: stepsDone(agent, state),
+    current: state.current,
+    proposals: results.slice(at * samples, at * samples + samples).map((result) => ({
+      result,
+      command: proposedCommand(agent, state.current.admissibleActions, result),
+    })),
+  }));
+  const choices = await searchByLookahead({
+    search,
+    agent,
+    vectorEnv,
+    envId: config.envId,
+    decisions,
+    seed: mixSeed(config.seed, turn, 2),
+    count: tokenCounterFor(policy),
+    playout: rollout,
+  });
+  return choices.map((choice, at) => {
+    addCompute(requesters[at]!.compute, choice.compute);
+    return {
+      result: decisions[at]!.proposals[choice.proposal]!.result,
+      searched: choice.command ?? undefined,
+    };
+  });
+}
+
+/** The admissible command an act answer names, or null when it names none; nothing is recorded. */
+function proposedCommand(agent: Agent, admissible: readonly string[], result: GenerateResult): string | null {
+  if (agent.options.actionSpace === 'choice') return chosenCommand(agent.policy.name, admissible, result);
+  const parsed = parseActOutput(result.text, {
+    maxActionChars: agent.options.maxActionChars,
+    maxPlanSteps: agent.options.maxPlanSteps,
+  });
+  return parsed.ok ? agent.options.actionMatcher.match(parsed.action, admissible).command : null;
+}
+
 /** The command a choice result names, checked against the choices it was given. */
 function chosenCommand(policyName: string, choices: readonly string[], result: GenerateResult): string {
   const index = result.choiceIndex ?? choices.indexOf(result.text);
@@ -473,6 +529,7 @@ async function planPhase(
   live: Slot[],
   turn: number,
   prompt: PromptFn,
+  bestOfN: BestOfNSearch | undefined,
 ): Promise<void> {
   const { options, policy } = agent;
   const source = options.planSource;
@@ -530,7 +587,7 @@ async function planPhase(
     }
   } else if (options.planSteps !== undefined) {
     if (turn === 0 || revisionDue(options.revision, turn)) {
-      await writeStepPlans(agent, template, config, live, turn, prompt);
+      await writeStepPlans(agent, template, config, live, turn, prompt, bestOfN);
     }
     return;
   } else {
@@ -556,7 +613,25 @@ async function planPhase(
     }
   }
   if (requests.length === 0) return;
-  const results = await callPolicy(policy, requests, options.callTimeoutMs, 'plan');
+  const count = tokenCounterFor(policy);
+  const results =
+    bestOfN === undefined
+      ? await callPolicy(policy, requests, options.callTimeoutMs, 'plan')
+      : await sampleBestPlans({
+          search: bestOfN,
+          policy,
+          timeoutMs: options.callTimeoutMs,
+          requests,
+          candidateOf: (at, result) => {
+            const parsed = parsePlanOutput(result.text, { maxPlanSteps: options.maxPlanSteps });
+            const { state } = pending[at]!;
+            return parsed.ok
+              ? planCandidate(contextOf(state), parsed.steps, result, discardedTokens(result, count))
+              : null;
+          },
+          computes: pending.map(({ state }) => state.compute),
+          count,
+        });
   for (const [index, { state, candidates, fixedSteps }] of pending.entries()) {
     const result = results[index]!;
     state.generations.push(toGeneration('plan', result));
@@ -600,10 +675,13 @@ async function writeStepPlans(
   writing: Slot[],
   turn: number,
   prompt: PromptFn,
+  bestOfN: BestOfNSearch | undefined,
 ): Promise<void> {
   const { options, policy } = agent;
   const vocabulary = options.planSteps!;
-  const drafts = writing.map((state) => {
+  // Best-of-N drafts N plans per episode side by side, sample 0 with the plain rollout's seeds.
+  const samples = bestOfN?.n ?? 1;
+  const drafts = writing.flatMap((state) => {
     const fixed = state.plan === null ? [] : state.plan.slice(0, state.executedSteps);
     const steps = vocabulary.steps({ goal: state.goal, observations: state.observations });
     if (steps.length === 0) state.emptyVocabularies += 1;
@@ -611,7 +689,15 @@ async function writeStepPlans(
       state.plan === null
         ? template.planRequest()
         : template.revisionRequest({ plan: state.plan, fixedSteps: fixed.length });
-    return { state, request, draft: new StepPlanDraft(stepTrie(steps), fixed, options.maxPlanSteps) };
+    const trie = stepTrie(steps);
+    return Array.from({ length: samples }, (_, sample) => ({
+      state,
+      sample,
+      request,
+      draft: new StepPlanDraft(trie, fixed, options.maxPlanSteps),
+      generations: [] as Generation[],
+      last: undefined as GenerateResult | undefined,
+    }));
   });
   for (let edge = 0; ; edge += 1) {
     const open = drafts.filter(({ state, draft }) => !state.done && !draft.done);
@@ -634,23 +720,66 @@ async function writeStepPlans(
         temperature: options.plan.temperature,
         topP: options.plan.topP,
         choices,
-        seed: mixSeed(config.seed, entry.state.stream, turn, 0, edge),
+        seed: sampleSeed(mixSeed(config.seed, entry.state.stream, turn, 0, edge), entry.sample),
       });
     }
     if (requests.length === 0) break;
     const results = await callPolicy(policy, requests, options.callTimeoutMs, 'plan step');
-    for (const [index, { state, draft }] of asking.entries()) {
+    for (const [index, entry] of asking.entries()) {
       const result = results[index]!;
-      state.generations.push(toGeneration('plan', result));
-      draft.choose(chosenCommand(policy.name, requests[index]!.choices!, result));
+      entry.generations.push(toGeneration('plan', result));
+      entry.last = result;
+      entry.draft.choose(chosenCommand(policy.name, requests[index]!.choices!, result));
     }
   }
-  for (const { state, draft } of drafts) {
+  const chosen = bestOfN === undefined ? drafts : await bestDrafts(bestOfN, drafts, tokenCounterFor(policy));
+  for (const { state, draft, generations } of chosen) {
+    state.generations.push(...generations);
     if (draft.steps.length === 0) continue;
     const changed = state.plan === null || draft.steps.join('\n') !== state.plan.join('\n');
     if (changed) adoptPlan(state, draft.steps, 'policy', draft.fixed.length, turn);
   }
 }
+
+/** Per episode, the best of its drafts by the search's scorer; the others' tokens go to its compute. */
+async function bestDrafts<
+  D extends {
+    state: Slot;
+    draft: StepPlanDraft;
+    generations: Generation[];
+    last: GenerateResult | undefined;
+  },
+>(search: BestOfNSearch, drafts: readonly D[], count: TokenCounter): Promise<D[]> {
+  const byEpisode = new Map<Slot, D[]>();
+  for (const entry of drafts) byEpisode.set(entry.state, [...(byEpisode.get(entry.state) ?? []), entry]);
+  const groups = [...byEpisode.values()];
+  const written = (entry: D) =>
+    entry.generations.reduce((sum, generation) => sum + generatedTokensOf(generation, count), 0);
+  const best = await pickBestPlans(
+    search,
+    groups.map((group) =>
+      group.map((entry) =>
+        entry.draft.steps.length === 0 || entry.last === undefined
+          ? null
+          : planCandidate(contextOf(entry.state), entry.draft.steps, entry.last, written(entry)),
+      ),
+    ),
+    groups.map((group) => group[0]!.state.compute),
+  );
+  return groups.map((group, at) => {
+    for (const [index, entry] of group.entries()) {
+      if (index !== best[at]) group[0]!.state.compute.generatedTokens += written(entry);
+    }
+    return group[best[at]!]!;
+  });
+}
+
+/** What a plan candidate of this episode is written for. */
+const contextOf = (state: Slot) => ({
+  task: state.task,
+  goal: state.goal,
+  observation: state.current.observation,
+});
 
 function adoptPlan(
   state: Slot,
@@ -692,6 +821,19 @@ function toEpisode(
     if (state.emptyVocabularies > 0) metadata.emptyPlanVocabularies = state.emptyVocabularies;
   }
   if (state.envError !== null) metadata.envError = state.envError;
+  const count = tokenCounterFor(agent.policy);
+  const compute = { ...state.compute };
+  addCompute(compute, {
+    generatedTokens: state.turns.reduce(
+      (sum, turn) => sum + turn.generations.reduce((inner, g) => inner + generatedTokensOf(g, count), 0),
+      0,
+    ),
+    envSteps: state.turns.filter((turn) => turn.action !== null).length,
+  });
+  metadata.compute = compute;
+  if (config.search !== undefined) {
+    metadata.search = { kind: config.search.kind, overriddenTurns: state.searchOverrides };
+  }
   const taskType = last.info.taskType ?? state.task.taskType;
   return {
     formatVersion: EPISODE_FORMAT_VERSION,

@@ -7,11 +7,13 @@ import {
   InvalidArgumentError,
   parseOrThrow,
   type ResetOptions,
+  requireStateCopies,
   resetOptionsSchema,
   type StepResult,
   stepResultSchema,
   type TextEnv,
   type VectorEnv,
+  type VectorStateCopies,
 } from '@pilotrl/core';
 import { z } from 'zod';
 
@@ -40,12 +42,13 @@ function failed(observation: string, error: string): StepResult {
 
 /**
  * Batches envs made by `factories` (one per slot) or by one factory called `size` times.
- * `reset` needs one options object per env; `step` one action per env, `null` to skip an env.
+ * `reset` needs one options object per env; `step` one action per env, `null` to skip an env;
+ * `copyAt(i)` copies env i in its current state, when its env offers state copies.
  */
 export function createVectorEnv(
   factories: Factory | readonly Factory[],
   options: VectorEnvOptions = {},
-): VectorEnv {
+): VectorEnv & VectorStateCopies {
   const opts = parseOrThrow(vectorEnvOptionsSchema, options, 'vector env options');
   const makers: readonly Factory[] = typeof factories === 'function' ? [] : factories;
   if (typeof factories === 'function') {
@@ -154,6 +157,13 @@ export function createVectorEnv(
         });
         return results;
       });
+    },
+    async copyAt(i: number) {
+      const env = started && !broken[i] ? envs[i] : undefined;
+      if (env === undefined) {
+        throw new InvalidArgumentError(`vector env: env ${i} has no episode to copy; reset it first`);
+      }
+      return requireStateCopies(env, 'vector env copyAt()').copy();
     },
     async close() {
       await Promise.all(

@@ -1,6 +1,7 @@
 // Episode and turn records: what a rollout produced, token for token, and how it was rewarded.
 import { z } from 'zod';
 import { judgeResultSchema, rewardComponentsSchema } from './reward';
+import { stepCheckRecordSchema } from './step-checks';
 import { planSchema } from './task';
 
 export const EPISODE_FORMAT_VERSION = 1;
@@ -50,8 +51,14 @@ export const turnSchema = z.object({
   /** Env reward for this step, and whether the env accepted the action. */
   envReward: z.number(),
   valid: z.boolean(),
-  /** Per-turn reward components (e.g. `invalid_action`). */
+  /** Per-turn reward components (e.g. `invalid_action`, `step_pass`). */
   rewards: rewardComponentsSchema,
+  /**
+   * This turn's share of the episode's scalar `reward`, where rewards are credited per turn (the
+   * turn a plan step passed, a loop was made, the episode ended): the shares of all turns sum to
+   * `reward` (see `turnRewards`). Absent when the whole reward belongs to the episode.
+   */
+  reward: z.number().refine(Number.isFinite, 'must be finite').optional(),
 });
 export type Turn = z.infer<typeof turnSchema>;
 
@@ -92,6 +99,8 @@ export const episodeSchema = z.object({
   /** The combined scalar reward the optimizer uses, once rewards are applied. */
   reward: z.number().optional(),
   judge: judgeResultSchema.optional(),
+  /** What the env's step checks found of the plan steps, where they were evaluated. */
+  stepChecks: stepCheckRecordSchema.optional(),
   metadata: z.record(z.string(), z.unknown()),
 });
 export type Episode = z.infer<typeof episodeSchema>;

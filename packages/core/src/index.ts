@@ -73,6 +73,14 @@ export {
 } from './reward';
 export { createRng, hashString, type Rng, type RngState, rngFromState } from './rng';
 export {
+  type CopyableEnv,
+  canCopyAt,
+  canCopyState,
+  requireStateCopies,
+  type StateCopies,
+  type VectorStateCopies,
+} from './state-copies';
+export {
   formatPercent,
   type Interval,
   mean,
@@ -81,6 +89,17 @@ export {
   studentTQuantile,
   wilsonInterval,
 } from './stats';
+export {
+  type CheckingEnv,
+  canCheckSteps,
+  requireStepChecks,
+  type StepCheck,
+  type StepCheckRecord,
+  type StepChecks,
+  type StepPass,
+  stepCheckRecordSchema,
+  stepPassSchema,
+} from './step-checks';
 export {
   type OracleSolution,
   oracleSolutionSchema,
@@ -108,3 +127,4 @@ export {
   type OptimStepResult,
   type TrainablePolicy,
 } from './trainable-policy';
+export { turnRewards, turnStateKey } from './turn-rewards';

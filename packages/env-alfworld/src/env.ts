@@ -3,18 +3,23 @@
 
 import { join } from 'node:path';
 import {
+  type CopyableEnv,
+  EnvError,
   type EnvInfo,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
+  type StepCheck,
+  type StepChecks,
   type StepResult,
   stepEpisode,
-  type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { GameEngine } from './engine';
 import { compileScene } from './game-file';
 import { loadGame } from './loaders';
+import { replayedEngine } from './state-copy';
+import { cannotCheckAlfworldStep, checkAlfworldStep } from './step-checks';
 import { generatedTask, generatedTaskId, sceneOfTaskId } from './task-source';
 
 export const alfworldEnvConfigSchema = z.strictObject({
@@ -38,11 +43,13 @@ interface Episode {
   readonly taskType: string | undefined;
   steps: number;
   last: StepResult;
+  /** The commands the engine executed, in order: what a state copy replays. */
+  readonly executed: string[];
 }
 
 export const ALFWORLD_ENV_ID = 'alfworld';
 
-export class AlfworldEnv implements TextEnv {
+export class AlfworldEnv implements CopyableEnv, StepChecks {
   readonly envId = ALFWORLD_ENV_ID;
   private readonly config: z.output<typeof alfworldEnvConfigSchema>;
   private readonly cache = new Map<
@@ -74,6 +81,7 @@ export class AlfworldEnv implements TextEnv {
       taskType: loaded.taskType,
       steps: 0,
       last,
+      executed: [],
     };
     return last;
   }
@@ -81,10 +89,40 @@ export class AlfworldEnv implements TextEnv {
   async step(action: string): Promise<StepResult> {
     return stepEpisode(ALFWORLD_ENV_ID, this.episode, action, (episode, command) => {
       const { feedback, valid } = episode.engine.step(command);
+      if (valid) episode.executed.push(command);
       const won = episode.engine.won();
       const truncated = !won && episode.steps >= this.config.maxSteps;
       return this.result(feedback, episode.engine, won, valid, truncated, episode.taskId, episode);
     });
+  }
+
+  /** An independent env in this env's state (see `StateCopies`): the same task, commands replayed. */
+  async copy(): Promise<AlfworldEnv> {
+    const episode = this.episode;
+    if (episode === undefined) {
+      throw new EnvError(`${ALFWORLD_ENV_ID}: copy() was called before reset(); call reset({ seed }) first.`);
+    }
+    const copy = new AlfworldEnv(this.config);
+    copy.episode = {
+      ...episode,
+      engine: replayedEngine(episode.engine.game, episode.executed),
+      executed: [...episode.executed],
+    };
+    return copy;
+  }
+
+  cannotCheckStep(step: string): string | undefined {
+    return cannotCheckAlfworldStep(step);
+  }
+
+  /** Checks a plan step against the game state (see step-checks.ts); needs a `reset` first. */
+  checkStep(step: string): StepCheck {
+    if (this.episode === undefined) {
+      throw new EnvError(
+        `${ALFWORLD_ENV_ID}: checkStep() was called before reset(); call reset({ seed }) first.`,
+      );
+    }
+    return checkAlfworldStep(this.episode.engine, step);
   }
 
   async close(): Promise<void> {

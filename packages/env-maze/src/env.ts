@@ -2,13 +2,14 @@
 // of the new cell after each step, `Success\n` (reward 1) on the goal, `Failure\n` (reward -1) past
 // LMRL-Gym's 50 steps, and PilotRL's own step limit reported as truncated.
 import {
+  type CopyableEnv,
+  EnvError,
   InvalidArgumentError,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
   stepEpisode,
-  type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { MAZE_FIRST_OBSERVATION_PROMPT } from './data/client-prompts';
@@ -51,12 +52,18 @@ interface Episode {
 
 /**
  * Creates a Maze env. `reset({ seed })` plays AgentGym's game `seed` (0-25); `reset({ seed, taskId })`
- * plays the task (`train-3`, `valid_unseen-0`, ...).
+ * plays the task (`train-3`, `valid_unseen-0`, ...). `copy()` gives an independent env in the same
+ * state (see `StateCopies`).
  */
-export function createMazeEnv(config?: MazeConfig): TextEnv {
-  const { maxSteps, dialect, opening } = parseOrThrow(mazeConfigSchema, config ?? {}, 'maze config');
+export function createMazeEnv(config?: MazeConfig): CopyableEnv {
+  return mazeEnv(parseOrThrow(mazeConfigSchema, config ?? {}, 'maze config'), undefined);
+}
+
+/** The Maze env under a checked config, playing `started` (a copy's episode) or nothing until `reset`. */
+function mazeEnv(config: z.output<typeof mazeConfigSchema>, started: Episode | undefined): CopyableEnv {
+  const { maxSteps, dialect, opening } = config;
   const describe = (cell: Cell) => (dialect === 'agenttraj' ? `${describeCell(cell)}\n` : describeCell(cell));
-  let episode: Episode | undefined;
+  let episode = started;
 
   const result = (
     current: Episode,
@@ -121,6 +128,13 @@ export function createMazeEnv(config?: MazeConfig): TextEnv {
         current.engineSteps += 1;
         return result(current, describe(current.position), valid, 0);
       });
+    },
+    async copy() {
+      if (episode === undefined) {
+        throw new EnvError(`${MAZE_ENV_ID}: copy() was called before reset(); call reset({ seed }) first.`);
+      }
+      // Cells and step results are never mutated, only replaced, so a shallow copy is independent.
+      return mazeEnv(config, { ...episode });
     },
     async close() {
       episode = undefined;

@@ -1,6 +1,6 @@
 // Corridor: a row of coloured rooms; walk to the room the task names and stop there. The shortest
 // solution is |goal - start| moves towards the goal, then `stop`. Stopping elsewhere loses.
-import type { TextEnv } from '@pilotrl/core';
+import type { CopyableEnv } from '@pilotrl/core';
 import { createToyEnv, createToyTaskSource, type ToyEnvConfig, type ToyGame } from './toy-game';
 
 export const CORRIDOR_ENV_ID = 'testkit/corridor';
@@ -67,5 +67,5 @@ export const corridorGame: ToyGame<CorridorState> = {
 };
 
 /** A corridor env; `config.maxSteps` (default 30) truncates the episode. */
-export const createCorridorEnv = (config?: ToyEnvConfig): TextEnv => createToyEnv(corridorGame, config);
+export const createCorridorEnv = (config?: ToyEnvConfig): CopyableEnv => createToyEnv(corridorGame, config);
 export const corridorTasks = createToyTaskSource(corridorGame);

@@ -10,6 +10,11 @@ export {
 } from './env-checks';
 export { createKeyDoorEnv, KEY_DOOR_ENV_ID, keyDoorGame, keyDoorTasks } from './key-door';
 export { createRecipeEnv, RECIPE_ENV_ID, recipeGame, recipeTasks } from './recipe';
+export {
+  checkStateCopies,
+  type StateCopyCheckOptions,
+  stateCopyCheckOptionsSchema,
+} from './state-copy-checks';
 export { measureStepRate, playRandomEpisodes, type RandomPlayOptions, type StepRate } from './step-rate';
 export { type TestkitEnv, testkitEnvs } from './testkit-envs';
 export {

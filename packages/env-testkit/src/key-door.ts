@@ -1,6 +1,6 @@
 // Key and door: keys lie in closed containers; find the key that fits the door's lock, unlock the
 // door, open it and go through. Wrong keys do not fit but do no harm; the task never ends in a loss.
-import type { TextEnv } from '@pilotrl/core';
+import type { CopyableEnv } from '@pilotrl/core';
 import { createToyEnv, createToyTaskSource, listInWords, type ToyEnvConfig, type ToyGame } from './toy-game';
 
 export const KEY_DOOR_ENV_ID = 'testkit/key-door';
@@ -110,5 +110,5 @@ export const keyDoorGame: ToyGame<KeyDoorState> = {
 };
 
 /** A key-and-door env; `config.maxSteps` (default 30) truncates the episode. */
-export const createKeyDoorEnv = (config?: ToyEnvConfig): TextEnv => createToyEnv(keyDoorGame, config);
+export const createKeyDoorEnv = (config?: ToyEnvConfig): CopyableEnv => createToyEnv(keyDoorGame, config);
 export const keyDoorTasks = createToyTaskSource(keyDoorGame);

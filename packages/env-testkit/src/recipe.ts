@@ -1,6 +1,6 @@
 // Recipe: take the two ingredients the task names from the pantry, put them in the bowl and mix.
 // Mixing anything other than exactly those two ruins the dish and ends the episode as a loss.
-import type { TextEnv } from '@pilotrl/core';
+import type { CopyableEnv } from '@pilotrl/core';
 import { createToyEnv, createToyTaskSource, listInWords, type ToyEnvConfig, type ToyGame } from './toy-game';
 
 export const RECIPE_ENV_ID = 'testkit/recipe';
@@ -78,5 +78,5 @@ export const recipeGame: ToyGame<RecipeState> = {
 };
 
 /** A two-ingredient recipe env; `config.maxSteps` (default 30) truncates the episode. */
-export const createRecipeEnv = (config?: ToyEnvConfig): TextEnv => createToyEnv(recipeGame, config);
+export const createRecipeEnv = (config?: ToyEnvConfig): CopyableEnv => createToyEnv(recipeGame, config);
 export const recipeTasks = createToyTaskSource(recipeGame);

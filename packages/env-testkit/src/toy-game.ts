@@ -1,7 +1,9 @@
 // The engine the three toy envs share: task ids and splits, the reset/step contract, step limits,
 // inadmissible actions and the task source. Each toy env only describes its game as a `ToyGame`.
 import {
+  type CopyableEnv,
   createRng,
+  EnvError,
   InvalidArgumentError,
   type OracleSolution,
   parseOrThrow,
@@ -12,7 +14,6 @@ import {
   stepEpisode,
   type TaskRef,
   type TaskSource,
-  type TextEnv,
   taskRange,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -91,12 +92,29 @@ function normaliseCommand(action: string): string {
  * plays that task (the seed is then unused: toy games have no randomness after layout).
  * `step` before `reset` throws an `EnvError`; `step` after the episode ended returns
  * `valid: false` with the last `terminated`/`truncated` flags and no admissible actions.
+ * `copy()` gives an independent env in the same state (see `StateCopies`).
  */
-export function createToyEnv<State>(game: ToyGame<State>, config?: ToyEnvConfig): TextEnv {
+export function createToyEnv<State>(game: ToyGame<State>, config?: ToyEnvConfig): CopyableEnv {
   const { maxSteps } = parseOrThrow(toyEnvConfigSchema, config ?? {}, `${game.envId} config`);
-  let episode:
-    | { state: State; taskId: string; task: string; steps: number; won: boolean; last: StepResult }
-    | undefined;
+  return toyEnv(game, maxSteps, undefined);
+}
+
+interface ToyEpisode<State> {
+  state: State;
+  taskId: string;
+  task: string;
+  steps: number;
+  won: boolean;
+  last: StepResult;
+}
+
+/** The env over `game`, playing `episode` (a copy's) or nothing until `reset`. */
+function toyEnv<State>(
+  game: ToyGame<State>,
+  maxSteps: number,
+  started: ToyEpisode<State> | undefined,
+): CopyableEnv {
+  let episode = started;
 
   const result = (
     observation: string,
@@ -150,6 +168,13 @@ export function createToyEnv<State>(game: ToyGame<State>, config?: ToyEnvConfig)
           truncated: truncated && !terminated,
         });
       });
+    },
+    async copy() {
+      if (episode === undefined) {
+        throw new EnvError(`${game.envId}: copy() was called before reset(); call reset({ seed }) first.`);
+      }
+      // Game states are plain data (arrays, maps, sets), so a structured clone is independent.
+      return toyEnv(game, maxSteps, structuredClone(episode));
     },
     async close() {
       episode = undefined;

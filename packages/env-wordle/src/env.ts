@@ -1,12 +1,13 @@
 // The Wordle TextEnv: LMRL-Gym's game with AgentGym's observation text (`b y g g b\n`,
 // `invalid word`), reward 1 for a solved word and 0 otherwise, and a step limit reported as truncated.
 import {
+  type CopyableEnv,
+  EnvError,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
   type StepResult,
   stepEpisode,
-  type TextEnv,
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { WORDLE_FIRST_OBSERVATION_TEMPLATE } from './data/client-prompts';
@@ -54,15 +55,21 @@ interface Episode {
 
 /**
  * Creates a Wordle env. `reset({ seed })` plays task `train-<seed>`, which under `secret: 'redraw'`
- * is AgentGym's game `seed`; `reset({ seed, taskId })` plays that task.
+ * is AgentGym's game `seed`; `reset({ seed, taskId })` plays that task. `copy()` gives an
+ * independent env in the same state (see `StateCopies`).
  */
-export function createWordleEnv(config?: WordleConfig): TextEnv {
-  const { vocabulary, secret, maxSteps, opening } = parseOrThrow(
-    wordleConfigSchema,
-    config ?? {},
-    'wordle config',
-  );
-  let episode: Episode | undefined;
+export function createWordleEnv(config?: WordleConfig): CopyableEnv {
+  return wordleEnv(parseOrThrow(wordleConfigSchema, config ?? {}, 'wordle config'), undefined);
+}
+
+/** The Wordle env under a checked config, playing `started` (a copy's episode) or nothing until `reset`. */
+function wordleEnv(config: z.output<typeof wordleConfigSchema>, started: Episode | undefined): CopyableEnv {
+  const { vocabulary, secret, maxSteps, opening } = config;
+  let episode = started;
+  const newGame = (taskId: string) => {
+    const task = wordleTask(vocabulary, taskId);
+    return new WordleGame({ vocabulary, secret, seed: task.seed, target: task.target });
+  };
 
   const result = (
     observation: string,
@@ -90,8 +97,7 @@ export function createWordleEnv(config?: WordleConfig): TextEnv {
         options,
         'wordle reset options',
       );
-      const task = wordleTask(vocabulary, taskId);
-      const game = new WordleGame({ vocabulary, secret, seed: task.seed, target: task.target });
+      const game = newGame(taskId);
       const observation = opening === 'client' ? wordleFirstObservation(vocabulary) : WORDLE_SERVER_OPENING;
       episode = { game, taskId, steps: 0, last: result(observation, true, game, taskId, 0) };
       return episode.last;
@@ -101,6 +107,15 @@ export function createWordleEnv(config?: WordleConfig): TextEnv {
         const outcome = game.guess(command);
         return result(outcome.observation, outcome.valid, game, taskId, steps);
       });
+    },
+    async copy() {
+      if (episode === undefined) {
+        throw new EnvError(`${WORDLE_ENV_ID}: copy() was called before reset(); call reset({ seed }) first.`);
+      }
+      // A game is its guesses: replayed on a new game, they draw the same hidden words.
+      const game = newGame(episode.taskId);
+      for (const guess of episode.game.guesses) game.guess(guess);
+      return wordleEnv(config, { ...episode, game });
     },
     async close() {
       episode = undefined;

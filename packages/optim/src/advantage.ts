@@ -1,6 +1,6 @@
 // The advantage-estimator contract and the helpers estimators share: episodes in, one advantage
 // per generated token out.
-import { type Episode, type Generation, InvalidArgumentError, mean } from '@pilotrl/core';
+import { type Episode, type Generation, InvalidArgumentError, mean, turnRewards } from '@pilotrl/core';
 
 /** Per-token numbers laid out like the episodes: `[episode][generation][token]`. */
 export type TokenTable = number[][][];
@@ -44,6 +44,19 @@ export function episodeRewards(episodes: readonly Episode[]): number[] {
     }
     return episode.reward;
   });
+}
+
+/**
+ * The reward each turn of each episode receives (`[episode][turn]`): the turns' own shares where the
+ * reward is credited per turn (`turn.reward`, e.g. a plan step passed there), else the whole episode
+ * reward at the final turn. Either way a row sums to the episode's reward.
+ */
+export function turnRewardTable(episodes: readonly Episode[]): number[][] {
+  const totals = episodeRewards(episodes);
+  return episodes.map(
+    (episode, e) =>
+      turnRewards(episode) ?? episode.turns.map((_, t) => (t === episode.turns.length - 1 ? totals[e]! : 0)),
+  );
 }
 
 /** Indices of the episodes in each group, groups in order of first appearance. */

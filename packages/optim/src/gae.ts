@@ -1,14 +1,16 @@
 // Generalised advantage estimation (Schulman et al., 2016) for PPO with a value head. The model
 // tokens of an episode, across all its generations, form one trajectory: environment and prompt
-// tokens are skipped (they are not actions), and the episode reward arrives after the last
-// model token, whose successor value is 0.
+// tokens are skipped (they are not actions). Each turn's reward arrives at the last model token of
+// that turn (or of the latest turn before it that has one); a turn's reward is its own share where
+// the episode credits rewards per turn, else the whole episode reward arrives with the final turn.
+// The successor value of the last model token is 0.
 import { InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
 import { z } from 'zod';
 import {
   type AdvantageEstimator,
   episodeGenerations,
-  episodeRewards,
   type TokenTable,
+  turnRewardTable,
   whitenModelTokens,
 } from './advantage';
 
@@ -35,18 +37,23 @@ export function gae(args: GaeArgs = {}): AdvantageEstimator {
           'gae needs per-token values: use a trainable policy with a value head',
         );
       }
-      const rewards = episodeRewards(episodes);
+      const rewards = turnRewardTable(episodes);
       const advantages: TokenTable = [];
       const returns: TokenTable = [];
       episodes.forEach((episode, e) => {
         const generations = episodeGenerations(episode);
         const episodeAdvantages = generations.map((g) => new Array<number>(g.tokenIds.length).fill(0));
         const episodeReturns = generations.map((g) => new Array<number>(g.tokenIds.length).fill(0));
-        // Walk the model tokens backwards: running = A_k, nextValue = V_{k+1}.
+        // The turn each generation belongs to, so rewards arrive turn by turn.
+        const turnOf = episode.turns.flatMap((turn, t) => turn.generations.map(() => t));
+        // Walk the model tokens backwards: running = A_k, nextValue = V_{k+1}; `pending` is the
+        // reward of the turns walked so far that no model token has received yet.
         let running = 0;
         let nextValue = 0;
-        let reward = rewards[e]!;
+        let pending = 0;
+        let turn = episode.turns.length;
         for (let g = generations.length - 1; g >= 0; g--) {
+          for (; turn > turnOf[g]!; turn--) pending += rewards[e]![turn - 1]!;
           const mask = generations[g]!.lossMask;
           for (let t = mask.length - 1; t >= 0; t--) {
             if (mask[t] !== 1) continue;
@@ -54,12 +61,12 @@ export function gae(args: GaeArgs = {}): AdvantageEstimator {
             if (value === undefined) {
               throw new InvalidArgumentError(`gae: values[${e}][${g}][${t}] is missing`);
             }
-            const delta = reward + gamma * nextValue - value;
+            const delta = pending + gamma * nextValue - value;
             running = delta + gamma * lambda * running;
             episodeAdvantages[g]![t] = running;
             episodeReturns[g]![t] = running + value;
             nextValue = value;
-            reward = 0;
+            pending = 0;
           }
         }
         advantages.push(episodeAdvantages);

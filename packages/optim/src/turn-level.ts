@@ -2,9 +2,11 @@
 // Episode level: GRPO's relative advantage of the episode reward within its group. Step level:
 // the turns of a group that start from the same environment state (same observation and same
 // admissible actions, normalised) form a step group; each turn's discounted return is compared
-// with the others of its step group. A turn's tokens get episode + stepWeight × step advantage,
-// so a decisive action is credited apart from the many routine turns around it.
-import { mean, parseOrThrow, sampleStd, type Turn } from '@pilotrl/core';
+// with the others of its step group. A turn's return discounts the rewards from that turn on: the
+// turns' own rewards where the episode credits them per turn (a plan step passed, a loop), else the
+// episode reward arriving at the final turn. A turn's tokens get episode + stepWeight × step
+// advantage, so a decisive action is credited apart from the many routine turns around it.
+import { mean, parseOrThrow, sampleStd, turnStateKey } from '@pilotrl/core';
 import { z } from 'zod';
 import {
   type AdvantageEstimator,
@@ -12,12 +14,15 @@ import {
   episodeRewards,
   groupIndices,
   type TokenTable,
+  turnRewardTable,
 } from './advantage';
+
+export { turnStateKey };
 
 export const turnLevelArgsSchema = z.strictObject({
   /** Weight ω of the step-level advantage added to the episode-level one. */
   stepWeight: z.number().min(0).default(1),
-  /** Discount per turn of the episode reward when computing a turn's return. */
+  /** Discount per turn of later rewards when computing a turn's return. */
   gamma: z.number().min(0).max(1).default(0.95),
   /** Divide both levels by their group's sample standard deviation. */
   normalizeStd: z.boolean().default(true),
@@ -25,13 +30,6 @@ export const turnLevelArgsSchema = z.strictObject({
   eps: z.number().positive().default(1e-6),
 });
 export type TurnLevelArgs = z.input<typeof turnLevelArgsSchema>;
-
-/** The key of the environment state a turn starts from: whitespace- and case-insensitive. */
-export function turnStateKey(turn: Pick<Turn, 'observation' | 'admissibleActions'>): string {
-  const normalize = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
-  const actions = turn.admissibleActions.map(normalize).sort();
-  return `${normalize(turn.observation)}\u0000${actions.join('\u0001')}`;
-}
 
 export function turnLevel(args: TurnLevelArgs = {}): AdvantageEstimator {
   const { stepWeight, gamma, normalizeStd, eps } = parseOrThrow(
@@ -49,6 +47,7 @@ export function turnLevel(args: TurnLevelArgs = {}): AdvantageEstimator {
     needsValues: false,
     estimate({ episodes }) {
       const rewards = episodeRewards(episodes);
+      const turnReturns = turnRewardTable(episodes).map((perTurn) => discountedReturns(perTurn, gamma));
       const episodeAdvantage = new Array<number>(episodes.length).fill(0);
       // stepAdvantage[e][turn]
       const stepAdvantage = episodes.map((episode) => new Array<number>(episode.turns.length).fill(0));
@@ -58,10 +57,9 @@ export function turnLevel(args: TurnLevelArgs = {}): AdvantageEstimator {
         });
         const stepGroups = new Map<string, { episode: number; turn: number; return: number }[]>();
         for (const e of members) {
-          const turns = episodes[e]!.turns;
-          turns.forEach((turn, t) => {
+          episodes[e]!.turns.forEach((turn, t) => {
             const key = turnStateKey(turn);
-            const entry = { episode: e, turn: t, return: gamma ** (turns.length - 1 - t) * rewards[e]! };
+            const entry = { episode: e, turn: t, return: turnReturns[e]![t]! };
             const stepGroup = stepGroups.get(key);
             if (stepGroup === undefined) stepGroups.set(key, [entry]);
             else stepGroup.push(entry);
@@ -83,4 +81,15 @@ export function turnLevel(args: TurnLevelArgs = {}): AdvantageEstimator {
       return { advantages };
     },
   };
+}
+
+/** Per turn, the discounted sum of the rewards from that turn to the end. */
+function discountedReturns(rewards: readonly number[], gamma: number): number[] {
+  const returns = new Array<number>(rewards.length).fill(0);
+  let running = 0;
+  for (let t = rewards.length - 1; t >= 0; t--) {
+    running = rewards[t]! + gamma * running;
+    returns[t] = running;
+  }
+  return returns;
 }

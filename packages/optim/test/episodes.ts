@@ -8,6 +8,8 @@ export interface TurnSpec {
   masks: (0 | 1)[][];
   /** Sampler logprobs per generation (defaults to -1 on model tokens). */
   logprobs?: number[][];
+  /** The turn's share of the episode reward, where rewards are credited per turn. */
+  reward?: number;
 }
 
 export function generation(mask: (0 | 1)[], logprobs?: number[]): Generation {
@@ -47,6 +49,7 @@ export function episode(id: string, groupId: string, reward: number | undefined,
         envReward: 0,
         valid: true,
         rewards: {},
+        ...(spec.reward === undefined ? {} : { reward: spec.reward }),
       }),
     ),
     planHistory: [],

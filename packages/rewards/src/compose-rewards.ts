@@ -1,6 +1,9 @@
 // Weighted composition of reward functions. Every component any function returns is written into
 // `episode.rewardComponents` under its own name; the scalar `reward` is the weighted sum of the
-// components that have weights. Per-turn components and judge verdicts are written too.
+// components that have weights. Per-turn components and judge verdicts are written too. When a
+// function credits its components to turns (`creditsTurns`), the reward is also split over the
+// turns (`turn.reward`): those components where they were earned, every other weighted component
+// (the outcome, a judge's score) at the final turn, so the shares sum to `reward`.
 import {
   type Episode,
   InvalidArgumentError,
@@ -98,26 +101,56 @@ export function composeRewards(
         (sum, [component, weight]) => sum + weight * components[component]!,
         0,
       );
-      const turnRewards = episode.turns.map((turn) => ({ ...turn.rewards }));
+      const turnRecords = episode.turns.map((turn) => ({ ...turn.rewards }));
+      // Weighted sum per turn of the components credited to turns; undefined when none is.
+      let credited: number[] | undefined;
+      const creditedComponents = new Set<string>();
       let judge = episode.judge;
       for (const { fn } of entries) {
         const rich = fn as EpisodeRewardFn;
         if (rich.computeTurns) {
-          const perTurn = rich.computeTurns(episode);
+          const perTurn = rich
+            .computeTurns(episode)
+            .map((record, index) =>
+              parseOrThrow(
+                rewardComponentsSchema,
+                record,
+                `turn ${index} components of reward ${fn.name} for episode ${episode.id}`,
+              ),
+            );
           requireTurns(episode, perTurn, fn.name);
-          for (const [index, record] of perTurn.entries()) {
-            const what = `turn ${index} components of reward ${fn.name} for episode ${episode.id}`;
-            Object.assign(turnRewards[index]!, parseOrThrow(rewardComponentsSchema, record, what));
+          for (const [index, record] of perTurn.entries()) Object.assign(turnRecords[index]!, record);
+          if (rich.creditsTurns && episode.turns.length > 0) {
+            credited ??= new Array<number>(episode.turns.length).fill(0);
+            for (const component of ownComponents(components, perTurn, fn.name, episode.id)) {
+              creditedComponents.add(component);
+              const weight = weights[component];
+              if (weight === undefined) continue;
+              perTurn.forEach((record, index) => {
+                credited![index]! += weight * (record[component] ?? 0);
+              });
+            }
           }
         }
         const verdict = rich.judgeResult?.(episode);
         if (verdict !== undefined)
           judge = parseOrThrow(judgeResultSchema, verdict, `judge verdict of reward ${fn.name}`);
       }
+      if (credited !== undefined) {
+        // Whatever is not credited to a turn arrives with the episode's end.
+        credited[credited.length - 1]! += Object.entries(weights)
+          .filter(([component]) => !creditedComponents.has(component))
+          .reduce((sum, [component, weight]) => sum + weight * components[component]!, 0);
+      }
       // Every value written here was validated above; the rest of the record is the caller's.
       return {
         ...episode,
-        turns: episode.turns.map((turn, index) => ({ ...turn, rewards: turnRewards[index]! })),
+        // A share from an earlier composition would no longer sum to this `reward`: it is replaced or dropped.
+        turns: episode.turns.map(({ reward: _earlier, ...turn }, index) => ({
+          ...turn,
+          rewards: turnRecords[index]!,
+          ...(credited === undefined ? {} : { reward: credited[index]! }),
+        })),
         rewardComponents: { ...episode.rewardComponents, ...components },
         reward,
         ...(judge === undefined ? {} : { judge }),
@@ -127,4 +160,27 @@ export function composeRewards(
       return Promise.all(episodes.map((episode) => this.apply(episode)));
     },
   };
+}
+
+/**
+ * The components a turn-crediting function earns turn by turn, each checked to be the sum of its
+ * per-turn values (within floating-point rounding), since the turns' shares must add up to `reward`.
+ */
+function ownComponents(
+  components: RewardComponents,
+  perTurn: readonly RewardComponents[],
+  name: string,
+  episodeId: string,
+): string[] {
+  const names = [...new Set(perTurn.flatMap((record) => Object.keys(record)))];
+  for (const component of names) {
+    const total = perTurn.reduce((sum, record) => sum + (record[component] ?? 0), 0);
+    const value = components[component];
+    if (value === undefined || Math.abs(total - value) > 1e-9 * Math.max(1, Math.abs(value))) {
+      throw new InvalidArgumentError(
+        `Reward ${name} credits "${component}" to turns, but its per-turn values sum to ${total} and the episode's is ${value} (episode ${episodeId}); a turn-crediting reward's components must be the sums of its per-turn values`,
+      );
+    }
+  }
+  return names;
 }

@@ -12,6 +12,7 @@ export {
   llmJudgeOptionsSchema,
   rubricAnswerSchema,
 } from './llm-judge';
+export { createLoopPenalty, loopingTurns, loopPenaltyOptionsSchema } from './loop-penalty';
 export { createOutcomeReward, outcomeOptionsSchema } from './outcome';
 export { createOverlongPenalty, overlongOptionsSchema, overlongPenalty } from './overlong';
 export { createPlanAdherenceReward, planAdherenceOptionsSchema } from './plan-adherence';
@@ -40,3 +41,5 @@ export {
   RUBRIC_SYSTEM_PROMPT,
   rubricUserPrompt,
 } from './rubric-prompt';
+export { recordStepChecks } from './step-check-replay';
+export { createStepPassReward, stepPassOptionsSchema } from './step-pass';

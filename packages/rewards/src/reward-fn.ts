@@ -12,6 +12,11 @@ import { z } from 'zod';
 export interface EpisodeRewardFn extends RewardFn {
   /** One record per turn, written into `turn.rewards`; a breakdown, not added to the sum again. */
   computeTurns?(episode: Episode): RewardComponents[];
+  /**
+   * True when the per-turn records are where the components are earned: each component is the sum
+   * of its per-turn values, so `composeRewards` credits them to those turns (`turn.reward`).
+   */
+  readonly creditsTurns?: boolean;
   /** The judge verdict behind this function's components for `episode`, stored as `episode.judge`. */
   judgeResult?(episode: Episode): JudgeResult | undefined;
 }

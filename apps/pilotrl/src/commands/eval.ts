@@ -1,8 +1,17 @@
 // `pilotrl eval`: a checkpoint (or any OpenAI-compatible model) on held-out splits with AdaPlan or
-// ReAct (of each env, for a mixture); success with a 95% interval overall and per task type.
+// ReAct (of each env, for a mixture), optionally with test-time search (best-of-N plans, look-ahead
+// over env copies); success with a 95% interval overall and per task type, and the compute spent.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Episode, formatPercent, InvalidArgumentError, PilotRLError, type Policy } from '@pilotrl/core';
+import { type SearchCompute, totalCompute } from '@pilotrl/agent';
+import {
+  canCopyState,
+  type Episode,
+  formatPercent,
+  InvalidArgumentError,
+  PilotRLError,
+  type Policy,
+} from '@pilotrl/core';
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, envCurricula } from '../config';
@@ -11,7 +20,14 @@ import { curriculumJudging, evaluateEnvs } from '../phase-eval';
 import { readRunConfig } from '../run-dir';
 import { type RunEnv, runEnvsFor } from '../run-envs';
 import { type EvalRecord, evalRecordOf } from '../run-records';
-import { backendOption } from '../runtime';
+import { backendOption, envOptionsFor } from '../runtime';
+import {
+  checkSearchFitsConfig,
+  checkSearchFitsPolicy,
+  parseSearchFlags,
+  type SearchFlags,
+  searchFor,
+} from '../search-options';
 import type { CliIo } from './io';
 import { resolveConfig } from './train';
 
@@ -35,7 +51,16 @@ export interface EvalOptions {
   maxConcurrency?: number;
   /** For --base-url: the server's extensions (default `vllm`: token ids and exact choices from vLLM, SGLang, pilotrl serve). */
   dialect?: 'vllm' | 'llama-cpp' | 'openai';
+  /** Test-time search and its budget and scorer (see `search-options.ts`). */
+  search?: SearchFlags['search'];
+  n?: number;
+  width?: number;
+  depth?: number;
+  scorer?: SearchFlags['scorer'];
 }
+
+/** An eval record with the compute its episodes spent. */
+export type EvalRow = EvalRecord & { compute?: SearchCompute };
 
 /** The policy directory inside a checkpoint, a run directory's latest checkpoint, or `dir` itself. */
 export function policyDir(dir: string): string {
@@ -88,15 +113,26 @@ function onlyEnv(config: CurriculumConfig, id: string): CurriculumConfig {
   return { ...config, env: { ...entries[0]!.config.env, id, options: {} } };
 }
 
-export function formatEvalTable(records: readonly EvalRecord[]): string {
-  const lines = ['split          paradigm  success  [95% CI]            n    steps  format-err'];
+/** Per episode: tokens generated, tokens scored, env steps (copies' included) and copies made. */
+function computeColumns(compute: SearchCompute | undefined, episodes: number): string {
+  if (compute === undefined) return '';
+  const per = (value: number) => (episodes === 0 ? 0 : value / episodes).toFixed(1);
+  return `  ${per(compute.generatedTokens).padStart(10)}  ${per(compute.scoredTokens).padStart(9)}  ${per(compute.envSteps).padStart(8)}  ${per(compute.copies).padStart(8)}`;
+}
+
+export function formatEvalTable(records: readonly EvalRow[]): string {
+  const compute = records.some((r) => r.compute !== undefined)
+    ? '  gen-tok/ep  scored/ep  steps/ep  copies/ep'
+    : '';
+  const lines = [`split          paradigm  success  [95% CI]            n    steps  format-err${compute}`];
   for (const r of records) {
     if (r.env !== undefined && r.env !== records[records.indexOf(r) - 1]?.env) lines.push(`env ${r.env}`);
     lines.push(
       `${r.split.padEnd(14)} ${r.paradigm.padEnd(9)} ${formatPercent(r.success.rate).padStart(7)}  [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`.padEnd(
         56,
       ) +
-        `${String(r.success.total).padStart(4)}  ${r.meanSteps.toFixed(1).padStart(5)}  ${formatPercent(r.formatErrorRate).padStart(9)}`,
+        `${String(r.success.total).padStart(4)}  ${r.meanSteps.toFixed(1).padStart(5)}  ${formatPercent(r.formatErrorRate).padStart(9)}` +
+        computeColumns(r.compute, r.success.total),
     );
     for (const [type, p] of Object.entries(r.byTaskType)) {
       lines.push(
@@ -107,8 +143,17 @@ export function formatEvalTable(records: readonly EvalRecord[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function evalCommand(options: EvalOptions, io: CliIo): Promise<EvalRecord[]> {
+export async function evalCommand(options: EvalOptions, io: CliIo): Promise<EvalRow[]> {
+  // The search options are checked before any episode runs: the flags and the config before the
+  // model loads, its value head once it has.
+  const search = parseSearchFlags(options);
   const config = evalConfig(options);
+  if (search !== undefined) checkSearchFitsConfig(search, config);
+  const envs = runEnvsFor(config).map((env) => ({
+    ...env,
+    judging: curriculumJudging(env.config, env.provider),
+  }));
+  if (search?.kind === 'lookahead') for (const env of envs) await checkCopiesState(env);
   let policy: Policy | TfjsPolicy;
   if (options.baseUrl !== undefined) {
     if (options.model === undefined)
@@ -142,10 +187,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
       'pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>',
     );
   }
-  const envs = runEnvsFor(config).map((env) => ({
-    ...env,
-    judging: curriculumJudging(env.config, env.provider),
-  }));
+  if (search !== undefined) checkSearchFitsPolicy(search, policy);
   const finished: Episode[] = [];
   const out = options.out === undefined ? undefined : newEpisodeFile(options.out);
   const keep = (episodes: readonly Episode[]) => {
@@ -167,12 +209,17 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     const { records } = await evaluateEnvs(
       envs,
       policy,
-      { ...config.eval, seed: 0 },
+      {
+        ...config.eval,
+        seed: 0,
+        ...(search === undefined ? {} : { search: (env) => searchFor(search, policy, env) }),
+      },
       { step: 0, phase: 'eval' },
       { onEpisodes: keep },
     );
-    io.stdout.write(formatEvalTable(records));
-    return records;
+    const rows = withCompute(records, finished, envs);
+    io.stdout.write(formatEvalTable(rows));
+    return rows;
   } catch (error) {
     if (!PilotRLError.isInstance(error)) throw error;
     throw new PilotRLError(`${(error as Error).message.replace(/\.$/, '')}; ${reportFinished()}`, {
@@ -183,12 +230,37 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   }
 }
 
+/** Look-ahead plays candidates on copies of the env: an env that cannot copy itself is refused up front. */
+async function checkCopiesState(env: RunEnv): Promise<void> {
+  const probe = env.provider.createEnv(envOptionsFor(env.config));
+  const copyable = canCopyState(probe);
+  await probe.close?.();
+  if (!copyable) {
+    throw new InvalidArgumentError(
+      `--search lookahead plays candidates on copies of the env, but env "${env.id}" cannot copy its state; use --search best-of-n, or an env with state copies (alfworld, maze, wordle, the testkit envs)`,
+    );
+  }
+}
+
+/** Each record with the compute of its episodes (those of its env and split). */
+function withCompute(
+  records: readonly EvalRecord[],
+  episodes: readonly Episode[],
+  envs: readonly RunEnv[],
+): EvalRow[] {
+  return records.map((record) => {
+    const envId = envs.find((env) => env.id === record.env)?.provider.envId ?? envs[0]!.provider.envId;
+    const played = episodes.filter((episode) => episode.split === record.split && episode.envId === envId);
+    return { ...record, compute: totalCompute(played) };
+  });
+}
+
 /** Eval records of the episodes that finished, per env and split in the order asked for. */
 function partialRecords(
   episodes: readonly Episode[],
   envs: readonly RunEnv[],
   splits: readonly string[],
-): EvalRecord[] {
+): EvalRow[] {
   return envs.flatMap((env) =>
     splits.flatMap((split) => {
       const played = episodes.filter(
@@ -196,7 +268,8 @@ function partialRecords(
       );
       if (played.length === 0) return [];
       const where = { step: 0, phase: 'eval', split, paradigm: played[0]!.paradigm };
-      return [evalRecordOf(played, envs.length > 1 ? { ...where, env: env.id } : where, null)];
+      const record = evalRecordOf(played, envs.length > 1 ? { ...where, env: env.id } : where, null);
+      return [{ ...record, compute: totalCompute(played) }];
     }),
   );
 }

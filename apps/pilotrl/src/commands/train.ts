@@ -2,10 +2,10 @@
 // report when the curriculum is done.
 import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { arch, platform } from 'node:os';
-import { CheckpointError, hashString, InvalidArgumentError } from '@pilotrl/core';
+import { CheckpointError, InvalidArgumentError } from '@pilotrl/core';
 import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, loadConfigFile } from '../config';
-import { runCurriculum } from '../curriculum';
+import { evalSeedOf, runCurriculum } from '../curriculum';
 import { JsonlWriter } from '../jsonl';
 import { presetConfig } from '../presets';
 import { writeReport } from '../report';
@@ -174,7 +174,7 @@ async function trainFresh(
       master: config.seed,
       policyInit: config.policy.seed,
       policySampling: config.seed,
-      eval: hashString(`${config.seed}/eval`) >>> 1,
+      eval: evalSeedOf(config),
     },
     packages: packageVersions(PACKAGE_NAMES),
     dataHashes: { ...dataHashes, ...(await taskHashes(envs)) },
