@@ -187,3 +187,11 @@ export function readTrainerState(checkpointDir: string): TrainerState {
   }
   return { ...state, rngState: [a, b, c, d], ...(phaseState === undefined ? {} : { phaseState }) };
 }
+
+/** Whether the run at `runDir` has trained all `phases` of its curriculum (its latest checkpoint says so). */
+export function runFinished(runDir: string, phases: number): boolean {
+  const checkpoint = existsSync(runPaths(runDir).manifest)
+    ? latestCheckpoint(runPaths(runDir).checkpoints)
+    : undefined;
+  return checkpoint !== undefined && readTrainerState(checkpoint).phase >= phases;
+}

@@ -8,7 +8,7 @@ import { runCli } from './cli';
 import { serve } from './commands/serve';
 import { parseConfig } from './config';
 import { startRun } from './run-start';
-import { capturedIo } from './tiny-corridor.testing';
+import { capturedIo, oneJointStage } from './tiny-corridor.testing';
 
 const tinyConfig = {
   name: 'commands-test',
@@ -21,16 +21,7 @@ const tinyConfig = {
     maxPlanTokens: 16,
     maxActionTokens: 12,
   },
-  stages: [
-    {
-      kind: 'joint',
-      iterations: 1,
-      tasksPerIteration: 1,
-      groupSize: 2,
-      learningRate: 1e-3,
-      rewards: { outcome: 1 },
-    },
-  ],
+  stages: [oneJointStage],
   eval: { episodes: 3, splits: ['valid_seen', 'valid_unseen'] },
 } as const;
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli';
 import { parseConfig } from './config';
 import { startRun } from './run-start';
-import { capturedIo } from './tiny-corridor.testing';
+import { capturedIo, oneJointStage } from './tiny-corridor.testing';
 
 const tinyConfig = (valueHead: boolean) => ({
   name: 'eval-search-test',
@@ -21,16 +21,7 @@ const tinyConfig = (valueHead: boolean) => ({
     maxActionTokens: 12,
     actionSpace: 'choice',
   },
-  stages: [
-    {
-      kind: 'joint',
-      iterations: 1,
-      tasksPerIteration: 1,
-      groupSize: 2,
-      learningRate: 1e-3,
-      rewards: { outcome: 1 },
-    },
-  ],
+  stages: [oneJointStage],
   eval: { episodes: 2, splits: ['valid_seen'] },
 });
 

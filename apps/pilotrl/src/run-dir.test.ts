@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config';
 import { createRunDir, packageVersions, readRunConfig } from './run-dir';
+import { oneJointStage } from './tiny-corridor.testing';
 
 describe('run directory', () => {
   it('records the versions of the app, its packages and their dependencies', () => {
@@ -17,16 +18,7 @@ describe('run directory', () => {
   it('holds the resolved config and refuses to be created twice', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-rundir-'));
     const config = parseConfig({
-      stages: [
-        {
-          kind: 'joint',
-          iterations: 1,
-          tasksPerIteration: 1,
-          groupSize: 2,
-          learningRate: 1e-3,
-          rewards: { outcome: 1 },
-        },
-      ],
+      stages: [oneJointStage],
     });
     const manifest = {
       name: 'x',

@@ -6,22 +6,14 @@ import { parseConfig } from './config';
 import { runEnvsFor } from './run-envs';
 import { agentOptionsFor, envOptionsFor } from './runtime';
 import { checkSearchFitsConfig, checkSearchFitsPolicy, parseSearchFlags, searchFor } from './search-options';
+import { oneJointStage } from './tiny-corridor.testing';
 
 const corridor = (agent: Record<string, unknown> = {}) =>
   parseConfig({
     name: 'search-options',
     env: { id: 'testkit/corridor', maxSteps: 6 },
     agent,
-    stages: [
-      {
-        kind: 'joint',
-        iterations: 1,
-        tasksPerIteration: 1,
-        groupSize: 2,
-        learningRate: 1e-3,
-        rewards: { outcome: 1 },
-      },
-    ],
+    stages: [oneJointStage],
   });
 
 describe('parseSearchFlags', () => {

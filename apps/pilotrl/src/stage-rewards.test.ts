@@ -7,6 +7,7 @@ import { envCurricula, parseConfig } from './config';
 import { envProviderFor } from './run-envs';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 import { createStageScorer } from './stage-rewards';
+import { oneJointStage } from './tiny-corridor.testing';
 
 /** A policy that never writes the answer format. */
 const rambling: Policy = {
@@ -30,16 +31,7 @@ describe('stage rewards', () => {
       parseConfig({
         env: { id: 'testkit/corridor', maxSteps: 4 },
         agent: { paradigm: 'react', formatErrorPenalty: 0.25 },
-        stages: [
-          {
-            kind: 'joint',
-            iterations: 1,
-            tasksPerIteration: 1,
-            groupSize: 2,
-            learningRate: 1e-3,
-            rewards: { outcome: 1 },
-          },
-        ],
+        stages: [oneJointStage],
       }),
     ) as [ReturnType<typeof envCurricula>[number]];
     const provider = envProviderFor(config);

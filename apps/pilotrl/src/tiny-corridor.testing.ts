@@ -7,6 +7,16 @@ import { Readable } from 'node:stream';
 import type { CliIo } from './commands/io';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
 
+/** A joint stage of one iteration, one task and two samples, rewarded on the outcome alone. */
+export const oneJointStage = {
+  kind: 'joint',
+  iterations: 1,
+  tasksPerIteration: 1,
+  groupSize: 2,
+  learningRate: 1e-3,
+  rewards: { outcome: 1 },
+} as const;
+
 export function tinyCorridorConfig(
   stages: number,
   overrides: Partial<CurriculumConfigInput> = {},

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { totalCompute } from '@pilotrl/agent';
 import { ConfigError, type Episode, parseOrThrow } from '@pilotrl/core';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
-import { checkpointDirAt, latestCheckpoint, readTrainerState } from '../checkpoint';
+import { checkpointDirAt, runFinished } from '../checkpoint';
 import {
   appendCurvePoint,
   type CurvePoint,
@@ -79,13 +79,6 @@ export function searchLabel(search: SearchChoice): string {
     : `lookahead w${search.width} d${search.depth} (${search.scorer})`;
 }
 
-function finished(runDir: string, phases: number): boolean {
-  const checkpoint = existsSync(runPaths(runDir).manifest)
-    ? latestCheckpoint(runPaths(runDir).checkpoints)
-    : undefined;
-  return checkpoint !== undefined && readTrainerState(checkpoint).phase >= phases;
-}
-
 export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Promise<CurvePoint[]> {
   const base = resolveConfig(options.config);
   const log = (line: string) => io.stderr.write(`pilotrl compute-curve: ${line}\n`);
@@ -106,7 +99,7 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
   for (const seed of options.seeds) {
     const config = curveConfig(base, seed, options.split, options.episodes);
     const runDir = resolve(options.runsDir, `train-seed${seed}`);
-    if (finished(runDir, curriculumPhases(config).length)) {
+    if (runFinished(runDir, curriculumPhases(config).length)) {
       log(`seed ${seed} already trained in ${runDir}`);
     } else if (existsSync(runPaths(runDir).manifest)) {
       await train({ resume: runDir, report: true }, io, ['train', '--resume', runDir]);

@@ -4,7 +4,7 @@
 // first and each RL variant starts from its end (a fork), so the shared SFT phase runs once.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { latestCheckpoint, readTrainerState } from '../checkpoint';
+import { latestCheckpoint, runFinished } from '../checkpoint';
 import { forkRun } from '../fork';
 import { curriculumPhases } from '../phase-plan';
 import {
@@ -30,13 +30,6 @@ export interface ReproduceOptions {
   results: string;
 }
 
-function finished(runDir: string, phases: number): boolean {
-  const checkpoint = existsSync(runPaths(runDir).manifest)
-    ? latestCheckpoint(runPaths(runDir).checkpoints)
-    : undefined;
-  return checkpoint !== undefined && readTrainerState(checkpoint).phase >= phases;
-}
-
 export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<VariantResult[]> {
   const base = resolveConfig(options.config);
   // Warm starts before the variants that fork from them; results keep the requested order.
@@ -49,7 +42,7 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
       const config = variantConfig(base, variant, seed);
       const runDir = runDirOf(variant, seed);
       const warmStart = warmStartOf(variant);
-      if (finished(runDir, curriculumPhases(config).length)) {
+      if (runFinished(runDir, curriculumPhases(config).length)) {
         io.stderr.write(`pilotrl reproduce: ${variant} seed ${seed} already finished in ${runDir}\n`);
         continue;
       }
