@@ -71,8 +71,11 @@ export type Datum = z.infer<typeof datumSchema>;
 export interface ForwardResult {
   /** logprob of tokenIds[t] given the prefix; entry 0 is 0. */
   logprobs: number[];
-  /** Entropy of the next-token distribution that predicts tokenIds[t]; entry 0 is 0. */
-  entropies: number[];
+  /**
+   * Entropy of the next-token distribution that predicts tokenIds[t]; entry 0 is 0. Absent when
+   * the backend returns only the targets' logprobs (the Tinker API).
+   */
+  entropies?: number[];
   /** Value-head estimates per position, when the policy has a value head. */
   values?: number[];
 }

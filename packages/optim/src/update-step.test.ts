@@ -129,6 +129,18 @@ describe('the update step', () => {
     expect(last).toBeGreaterThan(0.2);
   });
 
+  it('leaves out the entropy metric when the policy returns no entropies (the Tinker API)', async () => {
+    const policy = createTabularPolicy(BANDIT_VOCABULARY);
+    const episodes = await playBandit(policy, { groups: 2, groupSize: 8, seed: 3 });
+    const forward = policy.forward.bind(policy);
+    policy.forward = async (datums) =>
+      (await forward(datums)).map(({ entropies: _entropies, ...rest }) => rest);
+    const { updated, metrics } = await createUpdateStep({ ...grpoDualClip, adam })(policy, episodes);
+    expect(updated).toBe(true);
+    expect(metrics).not.toHaveProperty('losses/entropy');
+    expect(Number.isFinite(metrics['charts/advantage_std'])).toBe(true);
+  });
+
   it('reports no explained variance without a value head', async () => {
     const policy = createTabularPolicy(BANDIT_VOCABULARY);
     const episodes = await playBandit(policy, { groups: 2, groupSize: 8, seed: 3 });

@@ -153,7 +153,9 @@ export function createUpdateStep(config: UpdateConfig): UpdateStep {
       metrics,
       tokenStatistics(
         trainDatums,
-        forward?.map((result) => result.entropies),
+        forward?.every((result) => result.entropies !== undefined)
+          ? forward.map((result) => result.entropies!)
+          : undefined,
       ),
     );
 

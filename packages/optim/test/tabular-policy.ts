@@ -56,12 +56,12 @@ export function createTabularPolicy(vocabulary: readonly string[], seed = 0): Ta
         return id;
       });
   const forwardOne = (datum: Datum): ForwardResult => {
-    const result: ForwardResult = { logprobs: [0], entropies: [0], values: [0] };
+    const result = { logprobs: [0], entropies: [0], values: [0] } satisfies ForwardResult;
     for (let t = 1; t < datum.tokenIds.length; t++) {
       const p = distribution(datum.tokenIds[t - 1]!);
       result.logprobs.push(Math.log(p[datum.tokenIds[t]!]!));
       result.entropies.push(-p.reduce((sum, q) => sum + (q > 0 ? q * Math.log(q) : 0), 0));
-      result.values!.push(values[datum.tokenIds[t - 1]!]!);
+      result.values.push(values[datum.tokenIds[t - 1]!]!);
     }
     return result;
   };
@@ -97,7 +97,7 @@ export function createTabularPolicy(vocabulary: readonly string[], seed = 0): Ta
         for (let t = 1; t < datum.tokenIds.length; t++) {
           const previous = datum.tokenIds[t - 1]!;
           const p = distribution(previous);
-          const entropy = forward[d]!.entropies[t]!;
+          const entropy = forward[d]!.entropies![t]!;
           const weight = datum.weights[t]!;
           const gradLogprob = output.gradLogprobs[d]![t]!;
           const row = gradient.logits[previous]!;

@@ -138,12 +138,13 @@ function forwardChunk(model: TransformerModel, datums: Datum[]): ForwardResult[]
       const values = model.config.valueHead ? model.values(hidden).dataSync() : undefined;
       return batch.datums.map((datum, d) => {
         const n = datum.tokenIds.length;
-        const out: ForwardResult = { logprobs: new Array(n).fill(0), entropies: new Array(n).fill(0) };
+        const entropies = new Array<number>(n).fill(0);
+        const out: ForwardResult = { logprobs: new Array(n).fill(0), entropies };
         if (values !== undefined) out.values = new Array(n).fill(0);
         batch.rowsOf[d]!.forEach((row, t) => {
           if (row < 0) return;
           out.logprobs[t] = logp[row]!;
-          out.entropies[t] = entropy[row]!;
+          entropies[t] = entropy[row]!;
           if (out.values !== undefined) out.values[t] = values![row]!;
         });
         return out;

@@ -116,7 +116,7 @@ describe('training', () => {
     expect(valueLoss).toBeLessThan(first.metrics.value_loss! / 10);
     const [forward] = await policy.forward([withReturns[0]!]);
     expect(forward!.values![3]).toBeCloseTo(0.5, 1);
-    expect(forward!.entropies.slice(1).every((h) => h > 0)).toBe(true);
+    expect(forward!.entropies!.slice(1).every((h) => h > 0)).toBe(true);
     const noHead = await tinyPolicy(false);
     await expect(noHead.forwardBackward(withReturns, 'cross_entropy', { valueCoef: 1 })).rejects.toThrow(
       /valueHead/,

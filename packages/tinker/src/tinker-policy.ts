@@ -138,10 +138,7 @@ export class TinkerPolicy implements TrainablePolicy {
     const checked = this.checkDatums(datums);
     const output = await this.pass(checked, { name: 'cross_entropy' }, true, options.signal);
     // Tinker returns the logprob of each target only, not the distribution: no entropies.
-    return output.logprobs.map((logprobs) => ({
-      logprobs,
-      entropies: logprobs.map((_, t) => (t === 0 ? 0 : Number.NaN)),
-    }));
+    return output.logprobs.map((logprobs) => ({ logprobs }));
   }
 
   async forwardBackward(
