@@ -12,7 +12,7 @@ import { TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { type AgentOptions, createAdaPlanAgent } from './agent';
 import { evaluate } from './evaluate';
-import { judgePlanScorer, valuePlanScorer } from './plan-scorers';
+import { judgePlanScorer, type PlanScorer, valuePlanScorer } from './plan-scorers';
 import { computeOf } from './search-compute';
 import { type ValueModel, valueModelOf } from './value-model';
 import { createVectorEnv } from './vector-env';
@@ -113,6 +113,47 @@ describe('best-of-N plans', () => {
     });
     expect(withoutSearch(searched.episodeRecords)).toEqual(withoutSearch(plain.episodeRecords));
     expect(searched.compute.scoredTokens).toBe(0);
+  });
+
+  it('samples the plans after the first at its own temperature, so a greedy agent still gets N plans', async () => {
+    const policy = await tinyPolicy(false);
+    const greedy: AgentOptions = {
+      ...tinyAgentOptions,
+      planSteps: corridorSteps,
+      plan: { maxTokens: 12, temperature: 0 },
+    };
+    const agent = createAdaPlanAgent(policy.sampler(), greedy);
+    // The plans each task's search chose among.
+    const seen = new Map<string, string[]>();
+    const recording: PlanScorer = {
+      kind: 'judge',
+      async score(candidates) {
+        for (const { task, plan } of candidates) {
+          seen.set(task.taskId, [...(seen.get(task.taskId) ?? []), plan.join(' | ')]);
+        }
+        return { scores: candidates.map(() => 0), scoredTokens: candidates.map(() => 0) };
+      },
+    };
+    const plain = await evaluate(agent, corridor(4), 'valid_seen', { limit: 4, seed: 2 });
+    const searched = await evaluate(agent, corridor(4), 'valid_seen', {
+      limit: 4,
+      seed: 2,
+      search: { kind: 'best-of-n', n: 8, scorer: recording },
+    });
+    // Every task's 8 plans hold the greedy plan first (ties go to it) and sampled ones after it.
+    expect([...seen.values()].map((plans) => plans.length)).toEqual([8, 8, 8, 8]);
+    expect([...seen.values()].some((plans) => new Set(plans).size > 1)).toBe(true);
+    expect(searched.episodeRecords.map((e) => e.planHistory[0]!.steps)).toEqual(
+      plain.episodeRecords.map((e) => e.planHistory[0]!.steps),
+    );
+    // At temperature 0 for every sample, the search has nothing to choose from.
+    seen.clear();
+    await evaluate(agent, corridor(4), 'valid_seen', {
+      limit: 4,
+      seed: 2,
+      search: { kind: 'best-of-n', n: 8, scorer: recording, temperature: 0 },
+    });
+    for (const plans of seen.values()) expect(new Set(plans).size).toBe(1);
   });
 
   it('raises success when the scorer prefers the plan that is right', async () => {

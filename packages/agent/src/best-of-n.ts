@@ -1,5 +1,6 @@
-// Best-of-N plans: wherever the policy writes a plan, it writes N (the first with the seed a plain
-// rollout uses, so N = 1 is plain evaluation), a scorer ranks those that parse, and the agent acts
+// Best-of-N plans: wherever the policy writes a plan, it writes N (the first with the seed and
+// temperature a plain rollout uses, so N = 1 is plain evaluation; the others sampled at the search's
+// temperature, so a greedy agent still gets N plans), a scorer ranks those that parse, and the agent acts
 // on the best; ties go to the earlier sample. Only the chosen plan's generation enters the episode;
 // the others are counted in its compute.
 import type { GenerateRequest, GenerateResult, Plan, Policy } from '@pilotrl/core';
@@ -54,7 +55,11 @@ export async function sampleBestPlans(input: {
   const { search, policy, timeoutMs, requests, candidateOf, computes, count } = input;
   const n = search.n;
   const samples = requests.flatMap((request) =>
-    Array.from({ length: n }, (_, index) => ({ ...request, seed: sampleSeed(request.seed ?? 0, index) })),
+    Array.from({ length: n }, (_, index) => ({
+      ...request,
+      seed: sampleSeed(request.seed ?? 0, index),
+      ...(index === 0 ? {} : { temperature: search.temperature }),
+    })),
   );
   const results = await callPolicy(policy, samples, timeoutMs, 'plan');
   const groups = requests.map((_, at) => results.slice(at * n, at * n + n));

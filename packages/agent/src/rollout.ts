@@ -717,7 +717,9 @@ async function writeStepPlans(
         kind: 'plan',
         messages,
         maxTokens: options.plan.maxTokens,
-        temperature: options.plan.temperature,
+        // Samples after the first draw at the search's temperature (see best-of-n.ts).
+        temperature:
+          entry.sample === 0 || bestOfN === undefined ? options.plan.temperature : bestOfN.temperature,
         topP: options.plan.topP,
         choices,
         seed: sampleSeed(mixSeed(config.seed, entry.state.stream, turn, 0, edge), entry.sample),

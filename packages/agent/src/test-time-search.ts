@@ -38,6 +38,11 @@ export const bestOfNSchema = z.object({
       message: 'best-of-n: scorer must be a PlanScorer (judgePlanScorer or valuePlanScorer)',
     },
   ),
+  /**
+   * Sampling temperature of every sample after the first, which keeps the agent's own (so N = 1 is
+   * plain evaluation). Greedy agents need it: at temperature 0 the N samples would be one plan.
+   */
+  temperature: z.number().min(0).default(1),
 });
 
 export const lookaheadScorerSchema = z.discriminatedUnion('kind', [
