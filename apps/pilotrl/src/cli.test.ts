@@ -25,7 +25,16 @@ describe('pilotrl --help and --version', () => {
     ['reproduce', ['--config', '--seeds', '--variants', '--runs-dir', '<runs-dir>/RESULTS.md']],
     [
       'compute-curve',
-      ['--config', '--seeds', '--split', '--episodes', '--best-of', '--lookahead', '--search-from'],
+      [
+        '--config',
+        '--seeds',
+        '--split',
+        '--episodes',
+        '--best-of',
+        '--lookahead',
+        '--best-of-from',
+        '--lookahead-from',
+      ],
     ],
   ])('%s --help lists its options and exits 0', async (command, expected) => {
     for (const args of [

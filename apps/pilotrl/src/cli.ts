@@ -70,7 +70,8 @@ interface ComputeCurveFlags {
   episodes: number;
   bestOf: ReturnType<typeof parseSearchList>;
   lookahead: ReturnType<typeof parseSearchList>;
-  searchFrom: string[];
+  bestOfFrom: string[];
+  lookaheadFrom: string[];
   runsDir: string;
   results?: string;
 }
@@ -361,7 +362,11 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
         .argParser((value: string) => parseSearchList('lookahead', value))
         .default([]),
     )
-    .option('--search-from <phases>', 'phases whose end is searched from (names, or last)', list, [
+    .option('--best-of-from <phases>', 'phases whose end best-of-N searches from (names, or last)', list, [
+      'sft',
+      'last',
+    ])
+    .option('--lookahead-from <phases>', 'phases whose end look-ahead searches from (names, or last)', list, [
       'sft',
       'last',
     ])
@@ -377,8 +382,10 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
           seeds: flags.seeds,
           split: flags.split,
           episodes: flags.episodes,
-          searches: [...flags.bestOf, ...flags.lookahead],
-          searchFrom: flags.searchFrom,
+          bestOf: flags.bestOf,
+          bestOfFrom: flags.bestOfFrom,
+          lookahead: flags.lookahead,
+          lookaheadFrom: flags.lookaheadFrom,
           runsDir: flags.runsDir,
           results: flags.results ?? join(flags.runsDir, 'RESULTS.md'),
         },

@@ -41,8 +41,8 @@ describe('pilotrl compute-curve', () => {
       '2:judge',
       '--lookahead',
       '2x1:rollout',
-      '--search-from',
-      'sft,last',
+      '--lookahead-from',
+      'last',
       '--runs-dir',
       runsDir,
       '--results',
@@ -51,15 +51,13 @@ describe('pilotrl compute-curve', () => {
     const first = await spawnPilotrl(args);
     expect(first.code, first.stderr).toBe(0);
 
-    // 2 seeds × 2 checkpoints × 2 searches, each once, with its compute.
+    // 2 seeds × (best-of from both checkpoints, look-ahead from the last), each once, with its compute.
     const points = readCurvePoints(join(runsDir, 'search-points.jsonl'));
     expect(points.map((p) => [p.seed, p.phase, p.search])).toEqual([
       [1, 'sft', 'best-of-2 (judge)'],
-      [1, 'sft', 'lookahead w2 d1 (rollout)'],
       [1, 'joint', 'best-of-2 (judge)'],
       [1, 'joint', 'lookahead w2 d1 (rollout)'],
       [2, 'sft', 'best-of-2 (judge)'],
-      [2, 'sft', 'lookahead w2 d1 (rollout)'],
       [2, 'joint', 'best-of-2 (judge)'],
       [2, 'joint', 'lookahead w2 d1 (rollout)'],
     ]);
@@ -79,10 +77,8 @@ describe('pilotrl compute-curve', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { meanSteps: number; success: { total: number } })
       .map((record) => record.meanSteps * record.success.total);
-    const lookahead = points.filter((p) => p.seed === 1 && p.search.startsWith('lookahead'));
-    lookahead.forEach((point, i) => {
-      expect(point.envSteps).toBeGreaterThan(greedySteps[i]!);
-    });
+    const lookahead = points.find((p) => p.seed === 1 && p.search.startsWith('lookahead'))!;
+    expect(lookahead.envSteps).toBeGreaterThan(greedySteps.at(-1)!);
 
     const page = readFileSync(results, 'utf8');
     expect(page).toContain('<!-- section:compute-curve -->');
@@ -90,14 +86,16 @@ describe('pilotrl compute-curve', () => {
     expect(page).toContain('2 seed(s) (1, 2)');
     expect(page).toMatch(/\| after SFT \| greedy \| /);
     expect(page).toMatch(/\| after joint \(phase 2\) \| lookahead w2 d1 \(rollout\) \| /);
-    expect(page).toContain('--best-of 2:judge --lookahead 2x1:rollout --search-from sft,last');
+    expect(page).toContain(
+      '--best-of 2:judge --best-of-from sft,last --lookahead 2x1:rollout --lookahead-from last',
+    );
     expect(existsSync(join(dir, 'docs', 'results', 'compute-curve.png'))).toBe(true);
 
     const second = await spawnPilotrl(args);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain('seed 2 already trained');
     expect(second.stderr).not.toContain('from the end of');
-    expect(readCurvePoints(join(runsDir, 'search-points.jsonl'))).toHaveLength(8);
+    expect(readCurvePoints(join(runsDir, 'search-points.jsonl'))).toHaveLength(6);
   }, 300_000);
 
   it('refuses a phase the curriculum does not have and a malformed search before training', async () => {
@@ -105,10 +103,10 @@ describe('pilotrl compute-curve', () => {
     const config = join(dir, 'tiny.yaml');
     writeFileSync(config, curveYaml);
     const base = ['compute-curve', '--config', config, '--runs-dir', join(dir, 'runs')];
-    const phase = await spawnPilotrl([...base, '--search-from', 'follow']);
+    const phase = await spawnPilotrl([...base, '--best-of-from', 'follow']);
     expect(phase.code).toBe(1);
     expect(phase.stderr).toContain(
-      '--search-from follow: curriculum "curve" has no phase of that name (phases: sft, joint; or last)',
+      '--best-of-from follow: curriculum "curve" has no phase of that name (phases: sft, joint; or last)',
     );
     const width = await spawnPilotrl([...base, '--lookahead', '4:rollout']);
     expect(width.code).toBe(1);

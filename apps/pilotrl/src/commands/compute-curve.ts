@@ -40,10 +40,13 @@ export interface ComputeCurveOptions {
   seeds: number[];
   split: string;
   episodes: number;
-  /** The searches evaluated from each checkpoint of `searchFrom`. */
-  searches: SearchChoice[];
-  /** Phases (by name, or `last`) whose end is searched from. */
-  searchFrom: string[];
+  /** Best-of-N searches, evaluated from the end of each phase of `bestOfFrom`. */
+  bestOf: SearchChoice[];
+  /** Phases (by name, or `last`) whose end best-of-N searches from. */
+  bestOfFrom: string[];
+  /** Look-ahead searches, evaluated from the end of each phase of `lookaheadFrom`. */
+  lookahead: SearchChoice[];
+  lookaheadFrom: string[];
   runsDir: string;
   results: string;
 }
@@ -83,15 +86,20 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
   const base = resolveConfig(options.config);
   const log = (line: string) => io.stderr.write(`pilotrl compute-curve: ${line}\n`);
   const phaseNames = curriculumPhases(base).map((phase) => phase.name);
-  for (const from of options.searchFrom) {
-    if (from !== 'last' && !phaseNames.includes(from)) {
-      throw new ConfigError(
-        `--search-from ${from}: curriculum "${base.name}" has no phase of that name (phases: ${phaseNames.join(', ')}; or last)`,
-      );
+  const plan = [
+    { flag: '--best-of-from', searches: options.bestOf, from: options.bestOfFrom },
+    { flag: '--lookahead-from', searches: options.lookahead, from: options.lookaheadFrom },
+  ];
+  for (const { flag, searches, from } of plan) {
+    for (const phase of from) {
+      if (phase !== 'last' && !phaseNames.includes(phase)) {
+        throw new ConfigError(
+          `${flag} ${phase}: curriculum "${base.name}" has no phase of that name (phases: ${phaseNames.join(', ')}; or last)`,
+        );
+      }
     }
+    for (const search of searches) checkSearchFitsConfig(search, curveConfig(base, 1, options.split, 1));
   }
-  for (const search of options.searches)
-    checkSearchFitsConfig(search, curveConfig(base, 1, options.split, 1));
 
   mkdirSync(options.runsDir, { recursive: true });
   const pointsFile = join(options.runsDir, 'search-points.jsonl');
@@ -110,21 +118,23 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
     points.push(...trained);
 
     const measured = readCurvePoints(pointsFile).filter((p) => p.seed === seed);
-    for (const from of options.searchFrom) {
-      const start = from === 'last' ? trained.at(-1) : trained.find((p) => p.phase === from);
-      if (start === undefined)
-        throw new ConfigError(`seed ${seed}: no evaluation at the end of ${from} in ${runDir}`);
-      for (const search of options.searches) {
-        const label = searchLabel(search);
-        const known = measured.find((p) => p.phaseIndex === start.phaseIndex && p.search === label);
-        if (known !== undefined) {
-          points.push(known);
-          continue;
+    for (const { searches, from: phases } of plan) {
+      for (const from of phases) {
+        const start = from === 'last' ? trained.at(-1) : trained.find((p) => p.phase === from);
+        if (start === undefined)
+          throw new ConfigError(`seed ${seed}: no evaluation at the end of ${from} in ${runDir}`);
+        for (const search of searches) {
+          const label = searchLabel(search);
+          const known = measured.find((p) => p.phaseIndex === start.phaseIndex && p.search === label);
+          if (known !== undefined) {
+            points.push(known);
+            continue;
+          }
+          log(`seed ${seed}: ${label} from the end of ${start.phase}`);
+          const point = await searchPoint(config, checkpointOf(runDir, start), start, search);
+          appendCurvePoint(pointsFile, point);
+          points.push(point);
         }
-        log(`seed ${seed}: ${label} from the end of ${start.phase}`);
-        const point = await searchPoint(config, checkpointOf(runDir, start), start, search);
-        appendCurvePoint(pointsFile, point);
-        points.push(point);
       }
     }
   }
@@ -135,8 +145,7 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
     `--seeds ${options.seeds.join(',')}`,
     `--split ${options.split}`,
     `--episodes ${options.episodes}`,
-    ...searchFlags(options.searches),
-    `--search-from ${options.searchFrom.join(',')}`,
+    ...searchFlags(options),
     `--runs-dir ${options.runsDir}`,
     `--results ${options.results}`,
   ].join(' ');
@@ -155,15 +164,22 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
   return points;
 }
 
-/** The command-line flags that ask for `searches`. */
-function searchFlags(searches: readonly SearchChoice[]): string[] {
-  const bestOf = searches.filter((s) => s.kind === 'best-of-n');
-  const lookahead = searches.filter((s) => s.kind === 'lookahead');
+/** The command-line flags that ask for the searches, and where from. */
+function searchFlags(options: ComputeCurveOptions): string[] {
+  const { bestOf, lookahead } = options;
   return [
-    ...(bestOf.length === 0 ? [] : [`--best-of ${bestOf.map((s) => `${s.n}:${s.scorer}`).join(',')}`]),
+    ...(bestOf.length === 0
+      ? []
+      : [
+          `--best-of ${bestOf.map((s) => (s.kind === 'best-of-n' ? `${s.n}:${s.scorer}` : '')).join(',')}`,
+          `--best-of-from ${options.bestOfFrom.join(',')}`,
+        ]),
     ...(lookahead.length === 0
       ? []
-      : [`--lookahead ${lookahead.map((s) => `${s.width}x${s.depth}:${s.scorer}`).join(',')}`]),
+      : [
+          `--lookahead ${lookahead.map((s) => (s.kind === 'lookahead' ? `${s.width}x${s.depth}:${s.scorer}` : '')).join(',')}`,
+          `--lookahead-from ${options.lookaheadFrom.join(',')}`,
+        ]),
   ];
 }
 
