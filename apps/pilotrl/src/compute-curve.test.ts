@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wilsonInterval } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
-import { type CurvePoint, computeCurveSection, curveRows, writeResultsSection } from './compute-curve';
+import {
+  type CurvePoint,
+  computeCurveSection,
+  curveFindings,
+  curveRows,
+  writeResultsSection,
+} from './compute-curve';
 
 const point = (
   seed: number,
@@ -78,6 +84,35 @@ describe('the compute curve', () => {
     expect(markdown).toContain('![success against compute](results/compute-curve.png)');
     expect(markdown).toContain('- `pnpm pilotrl compute-curve --config quick`');
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+describe('curveFindings', () => {
+  it('compares each search with greedy play of the same checkpoint and each phase with the first, seed by seed', () => {
+    const at = (seed: number, phaseIndex: number, search: string, successes: number, evalCpu = 20) =>
+      point(seed, phaseIndex, search, successes, evalCpu);
+    const findings = curveFindings([
+      at(1, 0, 'greedy', 40),
+      at(2, 0, 'greedy', 50),
+      at(3, 0, 'greedy', 60),
+      at(1, 1, 'greedy', 42),
+      at(2, 1, 'greedy', 48),
+      at(3, 1, 'greedy', 61),
+      // +10, +12, +8 successes over 200: +5.0 points, a t-interval of ±5.0 (sd 1 point) around it.
+      at(1, 1, 'best-of-4 (judge)', 52, 50),
+      at(2, 1, 'best-of-4 (judge)', 60, 50),
+      at(3, 1, 'best-of-4 (judge)', 69, 50),
+    ]);
+    expect(findings).toHaveLength(2);
+    expect(findings[0]).toMatch(
+      /^- after joint \(phase 2\) against after SFT \(more training, greedy\): \+0\.2 points \[-[\d.]+, \+[\d.]+\] over 3 seed\(s\), for \+100 CPU s \(the interval includes 0: not shown either way\)$/,
+    );
+    expect(findings[1]).toBe(
+      '- best-of-4 (judge) after joint (phase 2) against greedy from the same checkpoint: +5.0 points [+0.0, +10.0] over 3 seed(s), for +30 CPU s (the interval excludes 0: a gain)'.replace(
+        '[+0.0, +10.0]',
+        `[+${(5 - (4.303 * 1) / Math.sqrt(3)).toFixed(1)}, +${(5 + (4.303 * 1) / Math.sqrt(3)).toFixed(1)}]`,
+      ),
+    );
   });
 });
 

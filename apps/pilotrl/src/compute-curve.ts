@@ -165,6 +165,60 @@ export function curveRows(points: readonly CurvePoint[]): CurveRow[] {
     .sort((a, b) => a.phaseIndex - b.phaseIndex || a.totalCpuSeconds - b.totalCpuSeconds);
 }
 
+/**
+ * What spending more buys, seed by seed: each search against greedy play from the same checkpoint,
+ * and each later phase's greedy play against the first phase's; the mean paired difference in
+ * success over the seeds that have both, with its 95% t-interval, and the extra CPU seconds.
+ */
+export function curveFindings(points: readonly CurvePoint[]): string[] {
+  const key = (p: Pick<CurvePoint, 'seed' | 'phaseIndex' | 'search'>) =>
+    `${p.seed}\u0000${p.phaseIndex}\u0000${p.search}`;
+  const byKey = new Map(points.map((p) => [key(p), p]));
+  const rate = (p: CurvePoint) => p.successes / p.episodes;
+  const total = (p: CurvePoint) => p.trainCpuSeconds + p.evalCpuSeconds;
+  const compare = (label: string, pairs: [CurvePoint, CurvePoint][]) => {
+    if (pairs.length === 0) return [];
+    const differences = pairs.map(([more, base]) => rate(more) - rate(base));
+    const extra = average(pairs.map(([more, base]) => total(more) - total(base)));
+    const interval = meanInterval(differences);
+    const points = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}`;
+    const verdict =
+      pairs.length < 2
+        ? 'one seed, no interval'
+        : interval.low > 0
+          ? 'the interval excludes 0: a gain'
+          : interval.high < 0
+            ? 'the interval excludes 0: a loss'
+            : 'the interval includes 0: not shown either way';
+    return [
+      `- ${label}: ${points(interval.mean)} points${pairs.length < 2 ? '' : ` [${points(interval.low)}, ${points(interval.high)}]`} over ${pairs.length} seed(s), for ${extra >= 0 ? '+' : ''}${extra.toFixed(0)} CPU s (${verdict})`,
+    ];
+  };
+  const rows = curveRows(points);
+  const firstPhase = Math.min(...points.map((p) => p.phaseIndex));
+  const pairsOf = (row: CurveRow, base: { phaseIndex: number; search: string }) =>
+    points
+      .filter((p) => p.phaseIndex === row.phaseIndex && p.search === row.search)
+      .flatMap((p): [CurvePoint, CurvePoint][] => {
+        const other = byKey.get(key({ seed: p.seed, ...base }));
+        return other === undefined ? [] : [[p, other]];
+      });
+  return rows.flatMap((row) => {
+    if (row.search === 'greedy') {
+      if (row.phaseIndex === firstPhase) return [];
+      const first = rows.find((r) => r.phaseIndex === firstPhase)!;
+      return compare(
+        `${phaseLabel(row)} against ${phaseLabel(first)} (more training, greedy)`,
+        pairsOf(row, { phaseIndex: firstPhase, search: 'greedy' }),
+      );
+    }
+    return compare(
+      `${row.search} ${phaseLabel(row)} against greedy from the same checkpoint`,
+      pairsOf(row, { phaseIndex: row.phaseIndex, search: 'greedy' }),
+    );
+  });
+}
+
 const phaseLabel = (row: Pick<CurveRow, 'phase' | 'phaseIndex'>) =>
   row.phase === 'sft' ? 'after SFT' : `after ${row.phase} (phase ${row.phaseIndex + 1})`;
 
@@ -214,6 +268,12 @@ export function computeCurveSection(
     ...table,
     '',
     `![success against compute](${context.plotPath})`,
+    '',
+    'What more compute bought, as the mean over seeds of the paired difference in success (each seed against itself), with its 95% t-interval:',
+    '',
+    ...curveFindings(points),
+    '',
+    "What this does not say: it is one small model trained from scratch, one env and split, and one curriculum; CPU seconds of this implementation, not FLOPs; searches scored with privileged help (the judge ranks plans against the oracle's solution, look-ahead plays candidates on copies of the true env), so they bound what a search without that help could do; and the greedy evaluation is the N = 1 point of every search.",
     '',
     'Commands:',
     '',
