@@ -104,6 +104,15 @@ describe('curveFindings', () => {
       at(3, 1, 'best-of-4 (judge)', 69, 50),
     ]);
     expect(findings).toHaveLength(2);
+    // Seeds that all moved by the same amount give a t-interval of no width: said, not called a gain.
+    const same = curveFindings([
+      at(1, 0, 'greedy', 40),
+      at(2, 0, 'greedy', 50),
+      at(1, 0, 'x', 44),
+      at(2, 0, 'x', 54),
+    ]);
+    expect(same[0]).toContain('+2.0 points [+2.0, +2.0] over 2 seed(s)');
+    expect(same[0]).toContain('every seed moved by the same amount');
     expect(findings[0]).toMatch(
       /^- after joint \(phase 2\) against after SFT \(more training, greedy\): \+0\.2 points \[-[\d.]+, \+[\d.]+\] over 3 seed\(s\), for \+100 CPU s \(the interval includes 0: not shown either way\)$/,
     );

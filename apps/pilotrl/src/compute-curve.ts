@@ -185,11 +185,13 @@ export function curveFindings(points: readonly CurvePoint[]): string[] {
     const verdict =
       pairs.length < 2
         ? 'one seed, no interval'
-        : interval.low > 0
-          ? 'the interval excludes 0: a gain'
-          : interval.high < 0
-            ? 'the interval excludes 0: a loss'
-            : 'the interval includes 0: not shown either way';
+        : interval.high - interval.low < 1e-9
+          ? 'every seed moved by the same amount, so the t-interval has no width; too few seeds to call it, read the pooled intervals'
+          : interval.low > 0
+            ? 'the interval excludes 0: a gain'
+            : interval.high < 0
+              ? 'the interval excludes 0: a loss'
+              : 'the interval includes 0: not shown either way';
     return [
       `- ${label}: ${points(interval.mean)} points${pairs.length < 2 ? '' : ` [${points(interval.low)}, ${points(interval.high)}]`} over ${pairs.length} seed(s), for ${extra >= 0 ? '+' : ''}${extra.toFixed(0)} CPU s (${verdict})`,
     ];
@@ -255,7 +257,6 @@ export function computeCurveSection(
     title: `Success on ${context.split} against compute (mean over seeds)`,
     xLabel: 'total CPU seconds, log10 (training + the evaluation)',
     yLabel: 'success',
-    yRange: [0, 1],
     series: curveSeries(rows),
   });
   const markdown = [
@@ -266,6 +267,8 @@ export function computeCurveSection(
     "Compute is CPU seconds of one process on the same machine: training's up to the checkpoint (rollouts, rewards, updates), plus the evaluation's for all its episodes (generation, scoring, env steps, copies). A difference whose intervals overlap is not evidence either way.",
     '',
     ...table,
+    '',
+    'Tokens per episode are counted by the searches only (the greedy evaluations of training do not record them).',
     '',
     `![success against compute](${context.plotPath})`,
     '',
@@ -287,11 +290,13 @@ export function computeCurveSection(
 function curveSeries(rows: readonly CurveRow[]): LineSeries[] {
   const point = (row: CurveRow) => [Math.log10(Math.max(row.totalCpuSeconds, 1)), row.success.mean] as const;
   const greedy = rows.filter((row) => row.search === 'greedy');
-  const series: LineSeries[] = [{ name: 'more training (greedy)', points: greedy.map(point) }];
+  const series: LineSeries[] = [{ name: 'training, greedy', points: greedy.map(point) }];
   const searched = new Map<string, CurveRow[]>();
   for (const row of rows) {
     if (row.search === 'greedy') continue;
-    const family = `${row.search.replace(/[-\s]?\d+.*$/, '')} ${phaseLabel(row)}`;
+    const scorer = /\((\w+)\)$/.exec(row.search)?.[1] ?? '';
+    const kind = row.search.startsWith('best-of') ? 'best-of-N' : 'look-ahead';
+    const family = `${kind} ${scorer}, ${row.phase === 'sft' ? 'SFT' : row.phase}`;
     searched.set(family, [...(searched.get(family) ?? []), row]);
   }
   for (const [name, members] of searched) {
@@ -299,7 +304,7 @@ function curveSeries(rows: readonly CurveRow[]): LineSeries[] {
     const ordered = [...(start === undefined ? [] : [start]), ...members].sort(
       (a, b) => a.totalCpuSeconds - b.totalCpuSeconds,
     );
-    series.push({ name: `more search: ${name}`, points: ordered.map(point) });
+    series.push({ name: `search: ${name}`, points: ordered.map(point) });
   }
   return series;
 }

@@ -152,7 +152,10 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
   const plotName = 'compute-curve.png';
   const { markdown, png } = computeCurveSection(points, {
     split: options.split,
-    scale: describeScale(curveConfig(base, options.seeds[0]!, options.split, options.episodes)),
+    scale: describeScale({
+      ...curveConfig(base, options.seeds[0]!, options.split, options.episodes),
+      name: base.name,
+    }),
     commands: [command],
     plotPath: `results/${plotName}`,
   });
