@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli';
 import { readJsonl } from '../src/jsonl';
 import { writeReport } from '../src/report';
-import { capturedIo, resumableCurriculumYaml } from '../src/tiny-corridor.testing';
+import { capturedIo, resumableCurriculumYaml, withoutMeasuredCosts } from '../src/tiny-corridor.testing';
 
 const appDir = join(import.meta.dirname, '..');
 const bin = join(appDir, 'src', 'bin.ts');
@@ -66,11 +66,6 @@ async function inPool<T>(
   );
 }
 
-// Wall-clock figures differ between runs by nature; everything else must match exactly.
-const withoutTiming = (records: unknown[]) =>
-  records.map((record) =>
-    Object.fromEntries(Object.entries(record as object).filter(([key]) => key !== 'charts/SPS')),
-  );
 const LOGS = ['metrics.jsonl', 'evals.jsonl', 'episodes.jsonl'];
 
 /** Every path under `dir`, relative to it. */
@@ -138,7 +133,7 @@ describe('a trainer killed at any file operation', () => {
       );
     }
     const expected = Object.fromEntries(
-      LOGS.map((file) => [file, withoutTiming(readJsonl(join(straight, file)))]),
+      LOGS.map((file) => [file, withoutMeasuredCosts(readJsonl(join(straight, file)))]),
     );
 
     const failures: string[] = [];
@@ -161,7 +156,7 @@ describe('a trainer killed at any file operation', () => {
         return;
       }
       for (const file of LOGS) {
-        const actual = withoutTiming(readJsonl(join(runDir, file)));
+        const actual = withoutMeasuredCosts(readJsonl(join(runDir, file)));
         if (JSON.stringify(actual) !== JSON.stringify(expected[file])) {
           failures.push(`${where}: ${file} differs from the run nobody killed`);
         }
