@@ -65,12 +65,12 @@ export function curveConfig(
 export function trainingPoints(runDir: string, seed: number): CurvePoint[] {
   const paths = runPaths(runDir);
   const trainCpu = new Map<number, number>();
+  const phaseIndex = new Map<number, number>();
   for (const record of readMetrics(paths.metrics)) {
     const seconds = record['compute/train_cpu_seconds'];
     if (typeof seconds === 'number') trainCpu.set(record.step, seconds);
+    phaseIndex.set(record.step, record.phaseIndex);
   }
-  const phaseIndex = new Map<number, number>();
-  for (const record of readMetrics(paths.metrics)) phaseIndex.set(record.step, record.phaseIndex);
   return readEvals(paths.evals).map((record) => {
     const seconds = trainCpu.get(record.step);
     if (seconds === undefined || record.cpuSeconds === undefined) {

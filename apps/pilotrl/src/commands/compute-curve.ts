@@ -169,20 +169,17 @@ export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Pro
 
 /** The command-line flags that ask for the searches, and where from. */
 function searchFlags(options: ComputeCurveOptions): string[] {
-  const { bestOf, lookahead } = options;
+  const budget = (s: SearchChoice) => (s.kind === 'best-of-n' ? `${s.n}` : `${s.width}x${s.depth}`);
+  const flags = (name: string, searches: readonly SearchChoice[], from: readonly string[]) =>
+    searches.length === 0
+      ? []
+      : [
+          `--${name} ${searches.map((s) => `${budget(s)}:${s.scorer}`).join(',')}`,
+          `--${name}-from ${from.join(',')}`,
+        ];
   return [
-    ...(bestOf.length === 0
-      ? []
-      : [
-          `--best-of ${bestOf.map((s) => (s.kind === 'best-of-n' ? `${s.n}:${s.scorer}` : '')).join(',')}`,
-          `--best-of-from ${options.bestOfFrom.join(',')}`,
-        ]),
-    ...(lookahead.length === 0
-      ? []
-      : [
-          `--lookahead ${lookahead.map((s) => (s.kind === 'lookahead' ? `${s.width}x${s.depth}:${s.scorer}` : '')).join(',')}`,
-          `--lookahead-from ${options.lookaheadFrom.join(',')}`,
-        ]),
+    ...flags('best-of', options.bestOf, options.bestOfFrom),
+    ...flags('lookahead', options.lookahead, options.lookaheadFrom),
   ];
 }
 
