@@ -1,18 +1,17 @@
 // The reward of a curriculum stage, composed from `@pilotrl/rewards` by the weights in the config:
 // stage 1 (follow) outcome + plan adherence, stage 2 (plan) judge score + outcome, stage 3 (joint)
 // outcome, plus any penalties configured and agent.formatErrorPenalty per malformed turn. Every
-// component stays visible in the episode record. With `step_pass` the env replays each episode and
-// checks its plan steps first (`episode.stepChecks`); `step_pass` and `loop_penalty` are credited to
-// the turns that earned them, which estimators that work turn by turn (turn-level, gae) use.
+// component stays visible in the episode record. `step_pass` reads the plan steps the env's checks
+// passed (`episode.stepChecks`), which the stage's rollouts record as they play (`needsStepChecks`);
+// `step_pass` and `loop_penalty` are credited to the turns that earned them, which estimators that
+// work turn by turn (turn-level, gae) use.
 import {
   type Episode,
   type Judge,
   type JudgeInput,
   mean,
   type OracleSolution,
-  requireStepChecks,
   type TaskRef,
-  type TextEnv,
 } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import {
@@ -29,18 +28,16 @@ import {
   createRepeatedActionPenalty,
   createStepPassReward,
   type EpisodeRewardFn,
-  recordStepChecks,
   type WeightedReward,
 } from '@pilotrl/rewards';
 import type { EnvCurriculum, StageConfig } from './config';
 import type { EnvProvider } from './env-providers';
-import { envOptionsFor } from './runtime';
 
 export interface StageScorer {
+  /** Whether the rewards read step checks (`step_pass`): the rollouts scored must record them. */
+  readonly needsStepChecks: boolean;
   /** Writes reward components, the scalar reward and judge verdicts into `episodes` (in place). */
   score(episodes: Episode[]): Promise<{ judgeScore: number | null }>;
-  /** Closes the env that replays episodes for step checks, if one was made. */
-  close(): Promise<void>;
 }
 
 const meanRubric = (episode: Episode) =>
@@ -153,28 +150,15 @@ export function createStageScorer(
   // agent.formatErrorPenalty costs every malformed turn, in every stage.
   components.push({ fn: formatPenalty, weight: 1 });
   const composed = composeRewards(components, { name: `${stage.kind}-reward` });
-  const checksSteps = components.some(({ fn }) => fn.name === 'step_pass');
-  // One env replays the episodes for their step checks, created when first needed.
-  let checkingEnv: TextEnv | undefined;
-  const recordChecks = async (episodes: Episode[]) => {
-    checkingEnv ??= requireStepChecks(provider.createEnv(envOptionsFor(config)), 'the step_pass reward');
-    for (const [index, episode] of episodes.entries()) {
-      episodes[index] = { ...episode, stepChecks: await recordStepChecks(checkingEnv, episode) };
-    }
-  };
   return {
+    needsStepChecks: components.some(({ fn }) => fn.name === 'step_pass'),
     async score(episodes) {
-      if (checksSteps) await recordChecks(episodes);
       const scored = await Promise.all(episodes.map((episode) => composed.apply(episode)));
       scored.forEach((episode, index) => {
         episodes[index] = episode;
       });
       const scores = scored.map(meanRubric).filter((s): s is number => s !== undefined);
       return { judgeScore: scores.length === 0 ? null : mean(scores) };
-    },
-    async close() {
-      await checkingEnv?.close?.();
-      checkingEnv = undefined;
     },
   };
 }

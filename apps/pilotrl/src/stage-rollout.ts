@@ -1,7 +1,7 @@
 // The rollout every training iteration of a stage starts with, whatever its algorithm: tasks
 // drawn from the training split (of each env by weight, in a mixture), played in groups with the
-// current weights, scored with the stage's rewards; and the metrics every stage reports around its
-// algorithm's own.
+// current weights (recording the plan steps the env's checks pass, where the rewards pay for them),
+// scored with the stage's rewards; and the metrics every stage reports around its algorithm's own.
 import { type Agent, createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, type Episode, type Rng, type TaskRef } from '@pilotrl/core';
 import { oracleSolution } from './env-providers';
@@ -72,6 +72,7 @@ export function createStageRollouts(
           // Group ids carry the run id; a mixture's envs may share task ids.
           runId: `${phase.name}-${iteration}${envs.length > 1 ? `-${env.id}` : ''}`,
           seed: rng.uint32() >>> 1,
+          recordStepChecks: scorer.needsStepChecks,
         });
         rolloutSeconds += (Date.now() - started) / 1000;
         const { judgeScore } = await scorer.score(episodes);
@@ -88,10 +89,7 @@ export function createStageRollouts(
       };
     },
     async close() {
-      for (const { vectorEnv, scorer } of players) {
-        await vectorEnv.close();
-        await scorer.close();
-      }
+      for (const { vectorEnv } of players) await vectorEnv.close();
     },
   };
 }

@@ -1,11 +1,30 @@
 // Per-turn rewards in a curriculum: `step_pass` (paid when the env's check of a plan step passes)
-// and `loop_penalty` in the config, refused where the env or the plans cannot be checked, and a
-// tiny ALFWorld run that records the checks, credits them to turns and reports them.
+// and `loop_penalty` in the config, refused where the env or the plans cannot be checked; the step
+// checks the rollout records as it plays ALFWorld, the same as a replay of the finished episodes
+// finds; and a tiny ALFWorld run that records the checks, credits them to turns and reports them.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, type Episode, turnRewards } from '@pilotrl/core';
-import { loopingTurns } from '@pilotrl/rewards';
+import { createAdaPlanAgent, createVectorEnv, rollout } from '@pilotrl/agent';
+import {
+  ConfigError,
+  createRng,
+  type Episode,
+  type GenerateRequest,
+  type GenerateResult,
+  type Policy,
+  type TaskRef,
+  turnRewards,
+} from '@pilotrl/core';
+import {
+  ALFWORLD_ENV_ID,
+  AlfworldEnv,
+  alfworldPlanOf,
+  alfworldPlanSteps,
+  alfworldStateView,
+  createGeneratedTaskSource,
+} from '@pilotrl/env-alfworld';
+import { loopingTurns, recordStepChecks } from '@pilotrl/rewards';
 import { describe, expect, it } from 'vitest';
 import { type CurriculumConfigInput, parseConfig } from './config';
 import type { EnvProvider } from './env-providers';
@@ -67,6 +86,91 @@ describe('step_pass and loop_penalty in a curriculum config', () => {
       /env "testkit\/corridor" cannot check the plan step "go west" of its own vocabulary: only "go east" is checked/,
     );
   });
+});
+
+/**
+ * A player of one ALFWorld task that mostly follows the oracle and strays at random: each command is
+ * the oracle's next one where the env admits it (and the coin says so), else a random admissible
+ * one; each plan step is the oracle plan's step at that position (where the coin says so and the
+ * vocabulary offers it), else a random continuation. Seeded, so the episodes repeat.
+ */
+function strayingOracle(actions: readonly string[], plan: readonly string[], seed: number): Policy {
+  const rng = createRng(seed);
+  let next = 0;
+  const pick = (choices: readonly string[], preferred: string | undefined) =>
+    preferred !== undefined && rng.float() < 0.8 ? preferred : choices[rng.int(choices.length)]!;
+  return {
+    name: 'straying-oracle',
+    version: 0,
+    async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
+      return requests.map((request) => {
+        const choices = request.choices!;
+        const open = /Step (\d+): ([^\n]*)$/.exec(request.messages.at(-1)!.content);
+        let text: string;
+        if (open === null) {
+          text = pick(choices, choices.includes(actions[next]!) ? actions[next] : undefined);
+          if (text === actions[next]) next += 1;
+        } else {
+          const target = plan[Number(open[1]) - 1];
+          const written = open[2]!;
+          text = pick(
+            choices,
+            target === undefined ? undefined : choices.find((c) => `${target}\n`.startsWith(written + c)),
+          );
+        }
+        return {
+          text,
+          tokenIds: [],
+          logprobs: [],
+          promptTokenIds: [],
+          finishReason: 'choice',
+          choiceIndex: choices.indexOf(text),
+          policyVersion: 0,
+        };
+      });
+    },
+  };
+}
+
+describe('step checks recorded by the rollout on ALFWorld', () => {
+  it('are the ones a replay of each finished episode records', async () => {
+    const source = createGeneratedTaskSource();
+    const tasks = await source.tasks('train', { offset: 40, limit: 10 });
+    const episodes: Episode[] = [];
+    for (const [index, task] of [...tasks, ...tasks].entries()) {
+      const { actions } = await source.oracle!(task);
+      const agent = createAdaPlanAgent(strayingOracle(actions, alfworldPlanOf(actions), index), {
+        actionSpace: 'choice',
+        view: alfworldStateView,
+        planSteps: alfworldPlanSteps,
+        maxPlanSteps: 6,
+        maxTurns: 25,
+        contextTokens: 100_000,
+        revision: { mode: 'every_k', k: 3 },
+      });
+      const vectorEnv = createVectorEnv(() => new AlfworldEnv({ maxSteps: 25 }), { size: 1 });
+      const played = await rollout(agent, vectorEnv, {
+        envId: ALFWORLD_ENV_ID,
+        tasks: [task] as TaskRef[],
+        runId: `straying-${index}`,
+        recordStepChecks: true,
+      });
+      await vectorEnv.close();
+      episodes.push(...played);
+    }
+    const replaying = new AlfworldEnv({ maxSteps: 25 });
+    for (const episode of episodes) {
+      const { stepChecks: recorded, ...finished } = episode;
+      expect(recorded, episode.id).toEqual(await recordStepChecks(replaying, finished));
+    }
+    // The episodes pass steps, and revise plans after steps passed (checking resumes after them).
+    const passes = episodes.map((episode) => episode.stepChecks!.passed);
+    expect(passes.flat().length).toBeGreaterThan(15);
+    const revisedAfterPass = episodes.filter((episode, at) =>
+      episode.planHistory.some((revision) => revision.turn > (passes[at]![0]?.turn ?? Infinity)),
+    );
+    expect(revisedAfterPass.length).toBeGreaterThan(2);
+  }, 120_000);
 });
 
 describe('a tiny ALFWorld curriculum with per-turn rewards', () => {

@@ -3,7 +3,9 @@
 // live episodes. Every generation is recorded token for token.
 import {
   ConfigError,
+  canCheckStepsAt,
   canCopyAt,
+  createStepCheckRecorder,
   EPISODE_FORMAT_VERSION,
   type Episode,
   type EpisodeView,
@@ -15,6 +17,7 @@ import {
   type PlanRevision,
   parseOrThrow,
   type ResetOptions,
+  type StepCheckRecorder,
   type StepResult,
   type TaskRef,
   type Turn,
@@ -67,6 +70,13 @@ export const rolloutOptionsSchema = z
         message: 'search must be a test-time search ({ kind: "best-of-n" | "lookahead", ... })',
       })
       .optional(),
+    /**
+     * Record each episode's `stepChecks` as it is played: the env it plays on checks the plan in
+     * force after every turn against its state (core's `StepChecks`, bookkept by
+     * `createStepCheckRecorder`), for rewards paid by plan step (`step_pass`). Needs a vector env
+     * over envs that offer step checks.
+     */
+    recordStepChecks: z.boolean().default(false),
   })
   .refine((options) => options.goals === undefined || options.goals.length === options.tasks.length, {
     message: 'goals must have one entry per task',
@@ -122,6 +132,8 @@ interface Slot {
   compute: SearchCompute;
   /** Turns whose command a look-ahead chose over the policy's recorded answer. */
   searchOverrides: number[];
+  /** With `recordStepChecks`: the checks of the plan in force, against this slot's env. */
+  stepChecks: StepCheckRecorder | null;
 }
 
 /** A generation record: prompt + completion ids, loss on the completion only. */
@@ -191,6 +203,11 @@ async function runWave(
   search: ResolvedTestTimeSearch | undefined,
 ): Promise<Episode[]> {
   const { options, policy, paradigm } = agent;
+  if (config.recordStepChecks && !canCheckStepsAt(vectorEnv)) {
+    throw new ConfigError(
+      'recordStepChecks checks plan steps against the envs played on, but this vector env cannot reach their checks; use createVectorEnv over envs that implement checkStep() (StepChecks), or drop recordStepChecks',
+    );
+  }
   const bestOfN = search?.kind === 'best-of-n' ? search : undefined;
   const lookahead = search?.kind === 'lookahead' ? search : undefined;
   const template = options.promptTemplate ?? promptTemplateFor(config.envId);
@@ -240,12 +257,18 @@ async function runWave(
       formatError: null,
       compute: emptyCompute(),
       searchOverrides: [],
+      stepChecks: null,
     };
   });
   for (const state of slots) {
     if (state.current.terminated || state.current.truncated) {
       finish(state, state.current.info.error === undefined ? 'env_done' : 'env_error');
       state.envError = state.current.info.error ?? null;
+    } else if (config.recordStepChecks && canCheckStepsAt(vectorEnv)) {
+      state.stepChecks = createStepCheckRecorder(
+        vectorEnv.stepChecksAt(state.slot, 'recording step checks'),
+        { envId: config.envId, episodeId: episodeIdOf(state) },
+      );
     }
   }
 
@@ -357,9 +380,15 @@ async function runWave(
       parsedBySlot.set(state.slot, { thought: parsed.thought, action: match.command, text: result.text });
     }
 
+    // A plan adopted this turn is in force for its action. A turn that goes unrecorded (its episode
+    // ended before generating anything) leaves the checks as they stand, as a replay of it would.
+    for (const state of live) {
+      const revision = state.planHistory.at(-1);
+      if (revision?.turn === turn && isRecorded(state)) state.stepChecks?.planInForce(revision.steps);
+    }
     const stepped = await vectorEnv.step(actions);
     for (const state of live) {
-      if (state.done && state.generations.length === 0) continue;
+      if (!isRecorded(state)) continue;
       const parsed = parsedBySlot.get(state.slot) ?? { thought: null, action: null, text: '' };
       const result = parsed.action === null ? null : (stepped[state.slot] ?? null);
       const penalty = state.formatError === null ? 0 : options.formatError.penalty;
@@ -397,6 +426,7 @@ async function runWave(
         continue;
       }
       state.current = result;
+      state.stepChecks?.acted(turn);
       state.observations.push(result.observation);
       state.view?.observe(parsed.action, result.observation);
       const next = state.plan?.[state.executedSteps];
@@ -498,6 +528,13 @@ function chosenCommand(policyName: string, choices: readonly string[], result: G
   }
   return result.text;
 }
+
+/** Whether this turn of the slot is recorded: it is live, or generated something before it ended. */
+function isRecorded(state: Slot): boolean {
+  return !state.done || state.generations.length > 0;
+}
+
+const episodeIdOf = (state: Slot) => `${state.groupId}/${state.sampleIndex}`;
 
 function finish(state: Slot, reason: EndReason): void {
   state.done = true;
@@ -839,7 +876,7 @@ function toEpisode(
   const taskType = last.info.taskType ?? state.task.taskType;
   return {
     formatVersion: EPISODE_FORMAT_VERSION,
-    id: `${state.groupId}/${state.sampleIndex}`,
+    id: episodeIdOf(state),
     envId: config.envId,
     taskId: state.task.taskId,
     split: state.task.split,
@@ -857,6 +894,10 @@ function toEpisode(
     truncated: !(state.endReason === 'env_done' && last.terminated),
     envReturn: state.turns.reduce((sum, turn) => sum + turn.envReward, 0),
     rewardComponents: { format_penalty: formatPenalty },
+    // An episode over before its first turn was checked against no plan.
+    ...(config.recordStepChecks
+      ? { stepChecks: state.stepChecks?.record() ?? { passed: [], planSteps: 0 } }
+      : {}),
     metadata,
   };
 }

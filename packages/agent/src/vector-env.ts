@@ -8,12 +8,15 @@ import {
   parseOrThrow,
   type ResetOptions,
   requireStateCopies,
+  requireStepChecks,
   resetOptionsSchema,
+  type StepChecks,
   type StepResult,
   stepResultSchema,
   type TextEnv,
   type VectorEnv,
   type VectorStateCopies,
+  type VectorStepChecks,
 } from '@pilotrl/core';
 import { z } from 'zod';
 
@@ -43,12 +46,13 @@ function failed(observation: string, error: string): StepResult {
 /**
  * Batches envs made by `factories` (one per slot) or by one factory called `size` times.
  * `reset` needs one options object per env; `step` one action per env, `null` to skip an env;
- * `copyAt(i)` copies env i in its current state, when its env offers state copies.
+ * `copyAt(i)` copies env i in its current state, when its env offers state copies, and
+ * `stepChecksAt(i)` checks plan steps against env i's state, when its env offers step checks.
  */
 export function createVectorEnv(
   factories: Factory | readonly Factory[],
   options: VectorEnvOptions = {},
-): VectorEnv & VectorStateCopies {
+): VectorEnv & VectorStateCopies & VectorStepChecks {
   const opts = parseOrThrow(vectorEnvOptionsSchema, options, 'vector env options');
   const makers: readonly Factory[] = typeof factories === 'function' ? [] : factories;
   if (typeof factories === 'function') {
@@ -164,6 +168,18 @@ export function createVectorEnv(
         throw new InvalidArgumentError(`vector env: env ${i} has no episode to copy; reset it first`);
       }
       return requireStateCopies(env, 'vector env copyAt()').copy();
+    },
+    stepChecksAt(i: number, purpose: string): StepChecks {
+      const env = started && !broken[i] ? envs[i] : undefined;
+      if (env === undefined) {
+        throw new InvalidArgumentError(`vector env: env ${i} has no episode to check; reset it first`);
+      }
+      const checking = requireStepChecks(env, purpose);
+      // The checks alone: stepping the env stays with the vector env and its time limit.
+      return {
+        cannotCheckStep: (step) => checking.cannotCheckStep(step),
+        checkStep: (step) => checking.checkStep(step),
+      };
     },
     async close() {
       await Promise.all(

@@ -89,9 +89,11 @@ export {
   studentTQuantile,
   wilsonInterval,
 } from './stats';
+export { createStepCheckRecorder, type StepCheckRecorder } from './step-check-recorder';
 export {
   type CheckingEnv,
   canCheckSteps,
+  canCheckStepsAt,
   requireStepChecks,
   type StepCheck,
   type StepCheckRecord,
@@ -99,6 +101,7 @@ export {
   type StepPass,
   stepCheckRecordSchema,
   stepPassSchema,
+  type VectorStepChecks,
 } from './step-checks';
 export {
   type OracleSolution,

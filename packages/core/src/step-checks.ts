@@ -34,6 +34,20 @@ export function canCheckSteps(env: TextEnv): env is CheckingEnv {
   return typeof candidate.checkStep === 'function' && typeof candidate.cannotCheckStep === 'function';
 }
 
+/** A batch of envs whose members can check plan steps, e.g. a vector env over checking envs. */
+export interface VectorStepChecks {
+  /**
+   * The step checks of the env in slot `index`, in its current episode; an `InvalidArgumentError`
+   * naming `purpose` (as `requireStepChecks` does) when that env has none.
+   */
+  stepChecksAt(index: number, purpose: string): StepChecks;
+}
+
+/** Whether a vector env offers the step checks of its members. */
+export function canCheckStepsAt<V extends object>(vectorEnv: V): vectorEnv is V & VectorStepChecks {
+  return typeof (vectorEnv as Partial<VectorStepChecks>).stepChecksAt === 'function';
+}
+
 /** `env` as a checking env, or an error that names the env and what to do instead. */
 export function requireStepChecks(env: TextEnv, purpose: string): CheckingEnv {
   if (!canCheckSteps(env)) {

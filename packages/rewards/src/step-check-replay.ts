@@ -1,19 +1,15 @@
-// Step checks recorded for an episode that has been played: the env replays the episode's commands
-// from its seed and checks the plan in force after every turn, against its own state. The checks
-// run in plan order: a step's check starts when the step before it passed (or when its plan came
-// into force), so a step passes at the turn that carried it out. One command carries out one step:
-// at most one step passes per turn, so a plan that repeats a step whose fact already holds (ALFWorld:
-// "heat apple" twice) cannot collect it twice for one command. A revised plan keeps the count of
-// steps passed: its leading steps are the ones already done (as the agent loop keeps them fixed),
-// and checking resumes at the first step after them.
+// Step checks recorded for an episode that has been played without them (read from a file, or
+// converted from another format): the env replays the episode's commands from its seed and checks
+// the plan in force after every turn against its own state, with the bookkeeping the agent's
+// rollout uses when it records them as it plays (core's `createStepCheckRecorder`: plan order, at
+// most one step per turn, a revised plan resuming after the steps passed). Episodes played by the
+// rollout get the same record, at no replay, from its `recordStepChecks` option.
 import {
+  createStepCheckRecorder,
   EnvError,
   type Episode,
-  InvalidArgumentError,
   requireStepChecks,
-  type StepCheck,
   type StepCheckRecord,
-  type StepPass,
   type TextEnv,
 } from '@pilotrl/core';
 
@@ -33,36 +29,17 @@ export async function recordStepChecks(env: TextEnv, episode: Episode): Promise<
   if (opening.observation !== firstObservation) throw diverged(0, firstObservation, opening.observation);
 
   const planAt = new Map(episode.planHistory.map((revision) => [revision.turn, revision.steps]));
-  const passed: StepPass[] = [];
-  let plan: readonly string[] = [];
-  let check: StepCheck | undefined;
-  const begin = (): StepCheck | undefined => {
-    const step = plan[passed.length];
-    if (step === undefined) return undefined;
-    const reason = checking.cannotCheckStep(step);
-    if (reason !== undefined) {
-      throw new InvalidArgumentError(
-        `env "${env.envId}" cannot check step ${passed.length + 1} of the plan of episode ${episode.id}: ${reason}; plans whose steps are checked must be written in the env's plan-step vocabulary`,
-      );
-    }
-    return checking.checkStep(step);
-  };
+  const recorder = createStepCheckRecorder(checking, { envId: env.envId, episodeId: episode.id });
   for (const [index, turn] of episode.turns.entries()) {
     const revised = planAt.get(turn.index);
-    if (revised !== undefined) {
-      plan = revised;
-      check = begin();
-    }
+    if (revised !== undefined) recorder.planInForce(revised);
     if (turn.action === null) continue;
     const result = await checking.step(turn.action);
     const next = episode.turns[index + 1];
     if (next !== undefined && next.observation !== result.observation) {
       throw diverged(next.index, next.observation, result.observation);
     }
-    if (check?.passed()) {
-      passed.push({ step: plan[passed.length]!, position: passed.length, turn: turn.index });
-      check = begin();
-    }
+    recorder.acted(turn.index);
   }
-  return { passed, planSteps: plan.length };
+  return recorder.record();
 }

@@ -12,7 +12,7 @@ export const stepPassOptionsSchema = z.object({
 function recordOf(episode: Episode): StepCheckRecord {
   if (episode.stepChecks === undefined) {
     throw new InvalidArgumentError(
-      `Episode ${episode.id} has no step-check record; record it with recordStepChecks(env, episode) before the step_pass reward`,
+      `Episode ${episode.id} has no step-check record; record it before the step_pass reward: play the episode with the rollout option recordStepChecks: true (@pilotrl/agent), or replay a finished one with recordStepChecks(env, episode)`,
     );
   }
   return episode.stepChecks;
@@ -20,8 +20,8 @@ function recordOf(episode: Episode): StepCheckRecord {
 
 /**
  * Component `step_pass` (per turn, credited to turns): `amount` × the plan steps whose check passed,
- * read from `episode.stepChecks` (see `recordStepChecks`); each turn gets `amount` × the steps that
- * passed at it.
+ * read from `episode.stepChecks` (recorded by the rollout's `recordStepChecks` option, or replayed by
+ * `recordStepChecks`); each turn gets `amount` × the steps that passed at it.
  */
 export function createStepPassReward(options: z.input<typeof stepPassOptionsSchema> = {}): EpisodeRewardFn {
   const { amount } = parseOrThrow(stepPassOptionsSchema, options, 'step_pass options');

@@ -180,7 +180,7 @@ describe('per-turn rewards', () => {
 
   it('step_pass without a step-check record is an error that says how to make one', async () => {
     await expect(composeRewards([{ fn: createStepPassReward(), weight: 1 }]).apply(episode)).rejects.toThrow(
-      /no step-check record; record it with recordStepChecks/,
+      /no step-check record; .*rollout option recordStepChecks: true.*recordStepChecks\(env, episode\)/,
     );
   });
 
