@@ -51,14 +51,25 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** How the tiny model is made (make_tiny_model.py's options). */
+export interface TinyModelOptions {
+  vocabSize?: number;
+  /** Positions the model takes (default 512). */
+  maxPositions?: number;
+  /** Initial spread of the weights (default 0.02); 0.3 lets a LoRA learn a format. */
+  initStd?: number;
+}
+
 /** Writes a tiny model (or, with `tokenizerOnly`, just a tokenizer of `vocabSize`) to `dir`. */
 export async function makeTinyModel(
   reference: ReferenceVenv,
   dir: string,
-  options: { vocabSize?: number; tokenizerOnly?: boolean } = {},
+  options: TinyModelOptions & { tokenizerOnly?: boolean } = {},
 ): Promise<void> {
   const args = [tinyModelScript, dir];
   if (options.vocabSize !== undefined) args.push('--vocab-size', String(options.vocabSize));
+  if (options.maxPositions !== undefined) args.push('--max-positions', String(options.maxPositions));
+  if (options.initStd !== undefined) args.push('--init-std', String(options.initStd));
   if (options.tokenizerOnly) args.push('--tokenizer-only');
   await promisify(execFile)(reference.python, args, {
     env: { ...process.env, TOKENIZERS_PARALLELISM: 'false' },
@@ -68,11 +79,11 @@ export async function makeTinyModel(
 /** Makes the tiny model and starts the server on it; rejects with the server's log if it is not ready in time. */
 export async function startTinkerServer(
   reference: ReferenceVenv,
-  options: { readyTimeoutMs?: number } = {},
+  options: { readyTimeoutMs?: number; model?: TinyModelOptions } = {},
 ): Promise<TinkerServer> {
   const dir = mkdtempSync(join(tmpdir(), 'pilotrl-tinker-'));
   const modelDir = join(dir, 'tiny-qwen3');
-  await makeTinyModel(reference, modelDir);
+  await makeTinyModel(reference, modelDir, options.model);
   const port = await freePort();
   const bin = join(reference.dir, 'bin');
   const args = [

@@ -46,6 +46,11 @@ export function curveConfig(
   if (base.stages.length === 0 && base.sft === undefined) {
     throw new ConfigError(`compute-curve: curriculum "${base.name}" trains nothing (no SFT, no stages)`);
   }
+  if (base.policy.kind === 'tinker') {
+    throw new ConfigError(
+      `compute-curve: curriculum "${base.name}" trains on a Tinker server, whose compute this process cannot count; the curve compares CPU seconds of tfjs policies`,
+    );
+  }
   return parseConfig(
     {
       ...base,

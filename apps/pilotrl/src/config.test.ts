@@ -46,7 +46,9 @@ describe('curriculum config', () => {
 
   it('names an unknown key and lists the keys allowed there', () => {
     const message = problems({ ...minimal, policy: { size: 'small', widht: 3 } });
-    expect(message).toContain('policy: unknown key "widht"; allowed here: size, dModel, layers');
+    expect(message).toContain(
+      'policy: unknown key "widht"; allowed here: kind, baseUrl, baseModel, tokenizerDir, loraRank, apiKeyEnv, size, dModel, layers',
+    );
     const stageMessage = problems({ stages: [{ ...minimal.stages[0], lr: 1 }] });
     expect(stageMessage).toContain('stages.0: unknown key "lr"');
     expect(stageMessage).toContain('learningRate');
@@ -151,6 +153,42 @@ describe('curriculum config', () => {
       'policy.heads: dModel 30 is not divisible',
     );
     expect(problems({})).toContain('nothing to train');
+  });
+
+  it('takes a Tinker policy with what its server needs, and refuses what it cannot train', () => {
+    const tinker = {
+      kind: 'tinker',
+      baseUrl: 'http://127.0.0.1:8000',
+      baseModel: 'Qwen/Qwen3-8B',
+      contextLength: 4096,
+    };
+    const config = parseConfig({ ...minimal, policy: tinker });
+    expect(config.policy).toMatchObject(tinker);
+    expect(parseConfig(minimal).policy.kind).toBe('tfjs');
+    const missing = problems({ ...minimal, policy: { kind: 'tinker' } });
+    expect(missing).toContain('policy.baseUrl: a Tinker policy needs policy.baseUrl');
+    expect(missing).toContain('policy.baseModel: a Tinker policy needs policy.baseModel');
+    expect(missing).toContain("policy.contextLength: a Tinker policy needs the model's context length");
+    const stage = minimal.stages[0]!;
+    const refused = problems({
+      policy: { ...tinker, valueHead: true, backend: 'wasm' },
+      agent: { actionSpace: 'choice' },
+      stages: [
+        { ...stage, loss: { entropyCoef: 0.01 } },
+        { ...stage, algorithm: 'expert-iteration', groupSize: 1 },
+      ],
+    });
+    expect(refused).toContain('policy.valueHead: the Tinker API trains no value head');
+    expect(refused).toContain('policy.backend: chooses a tfjs backend');
+    expect(refused).toContain('agent.actionSpace: choice actions need constrained decoding');
+    expect(refused).toContain('stages.0.loss.entropyCoef: the Tinker API returns no entropies');
+    expect(refused).toContain('stages.1.algorithm: expert iteration replays choice actions');
+    // Tinker keys on a tfjs policy are a slip, not silently ignored.
+    expect(problems({ ...minimal, policy: { baseUrl: 'http://127.0.0.1:8000' } })).toContain(
+      'policy.baseUrl: is a key of a Tinker policy; set policy.kind: tinker, or drop it',
+    );
+    // A server's model is not this machine's to hold: no training-memory bound.
+    parseConfig({ ...minimal, policy: { ...tinker, dModel: 8192, layers: 128 } });
   });
 
   it('reports every problem at once', () => {

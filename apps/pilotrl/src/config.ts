@@ -63,6 +63,25 @@ export const modelSizes = {
 const DEFAULT_VOCAB_SIZE = 600;
 
 export const policyConfigSchema = strict({
+  /**
+   * Where the weights are trained: `tfjs` in this process (the keys below from `size` to `backend`),
+   * or `tinker` on a server that speaks the Tinker training API (SkyRL's open server, or the hosted
+   * service): `baseUrl`, `baseModel`, `tokenizerDir` and `loraRank` below.
+   */
+  kind: z.enum(['tfjs', 'tinker']).default('tfjs'),
+  /** Tinker: the server's root URL, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: z.url().optional(),
+  /** Tinker: the base model's name as the server knows it. */
+  baseModel: z.string().min(1).optional(),
+  /** Tinker: a directory holding the base model's `tokenizer.json` (default: `baseModel`, when it is a local directory). */
+  tokenizerDir: z.string().min(1).optional(),
+  /** Tinker: the LoRA rank trained; 0 asks for a full fine-tune where the server offers one. */
+  loraRank: z.number().int().nonnegative().max(1024).optional(),
+  /** Tinker: the environment variable holding the API key (hosted Tinker); SkyRL needs none. */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
   /** A named size, or explicit dimensions. */
   size: z.enum(Object.keys(modelSizes) as [keyof typeof modelSizes]).default('small'),
   dModel: count(keyLimits.dModel).optional(),
@@ -501,6 +520,7 @@ export const curriculumConfigSchema = strict({
       );
     }
   }
+  for (const problem of policyKindProblems(config, agents)) issue(problem.path, problem.message);
   const dims = [config.policy.dModel, config.policy.heads];
   if (dims[0] !== undefined && dims[1] !== undefined && dims[0] % dims[1] !== 0) {
     issue(['policy', 'heads'], `dModel ${dims[0]} is not divisible by heads ${dims[1]}`);
@@ -517,6 +537,7 @@ export const curriculumConfigSchema = strict({
   };
   const run = {
     model,
+    trainsLocally: config.policy.kind === 'tfjs',
     baseline,
     maxSteps: Math.max(...envCurricula(config).map((env) => env.config.env.maxSteps)),
     stages: config.stages,
@@ -524,6 +545,68 @@ export const curriculumConfigSchema = strict({
   };
   for (const problem of resourceProblems(run)) issue(problem.path, problem.message);
 });
+
+/** The Tinker keys of `policy`, which a `tfjs` policy must leave out. */
+const TINKER_KEYS = ['baseUrl', 'baseModel', 'tokenizerDir', 'loraRank', 'apiKeyEnv'] as const;
+
+/**
+ * What a policy kind cannot do with the rest of the config. A Tinker policy samples freely on its
+ * server (the API has no constrained decoding, so no choice actions, plan steps or expert
+ * iteration), and returns only the targets' logprobs (no value head, no entropy bonus).
+ */
+function policyKindProblems(
+  config: CurriculumConfig,
+  agents: readonly { agent: AgentConfig; of: string }[],
+): { path: (string | number)[]; message: string }[] {
+  const { policy } = config;
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const problem = (path: (string | number)[], message: string) => problems.push({ path, message });
+  if (policy.kind === 'tfjs') {
+    for (const key of TINKER_KEYS) {
+      if (policy[key] !== undefined) {
+        problem(['policy', key], `is a key of a Tinker policy; set policy.kind: tinker, or drop it`);
+      }
+    }
+    return problems;
+  }
+  for (const key of ['baseUrl', 'baseModel', 'contextLength'] as const) {
+    if (policy[key] === undefined) {
+      problem(
+        ['policy', key],
+        key === 'contextLength'
+          ? "a Tinker policy needs the model's context length in tokens (the server does not report it)"
+          : `a Tinker policy needs policy.${key}`,
+      );
+    }
+  }
+  if (policy.valueHead) problem(['policy', 'valueHead'], 'the Tinker API trains no value head');
+  if (policy.backend !== 'auto') {
+    problem(['policy', 'backend'], 'chooses a tfjs backend; a Tinker policy runs on its server');
+  }
+  for (const { agent, of } of agents) {
+    if (agent.actionSpace === 'choice') {
+      problem(
+        ['agent', 'actionSpace'],
+        `${of}choice actions need constrained decoding, which the Tinker API has no counterpart for; use free-text`,
+      );
+    }
+  }
+  config.stages.forEach((stage, index) => {
+    if (stage.algorithm === 'expert-iteration') {
+      problem(
+        ['stages', index, 'algorithm'],
+        'expert iteration replays choice actions, which a Tinker policy cannot decode; use policy-gradient',
+      );
+    }
+    if (stage.loss.entropyCoef > 0) {
+      problem(
+        ['stages', index, 'loss', 'entropyCoef'],
+        'the Tinker API returns no entropies, so it has no entropy bonus; set 0',
+      );
+    }
+  });
+  return problems;
+}
 
 export type CurriculumConfig = z.output<typeof curriculumConfigSchema>;
 export type CurriculumConfigInput = z.input<typeof curriculumConfigSchema>;

@@ -5,7 +5,7 @@
 import { createVectorEnv, relabelEpisodes } from '@pilotrl/agent';
 import type { Datum } from '@pilotrl/core';
 import { createExpertIteration } from '@pilotrl/optim';
-import { sftDatum, sftStep } from '@pilotrl/policy-tfjs';
+import { sftStep } from '@pilotrl/policy-tfjs';
 import { replayWhole } from './demonstrations';
 import type { Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
@@ -72,7 +72,7 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
             report.cutShort++;
             continue;
           }
-          const datums = replay.examples.map((example) => sftDatum(policy.tokenizer, example));
+          const datums = replay.examples.map((example) => policy.replyDatum(example));
           kept[script.source === 'shortcut' ? 'won' : 'hindsight'].push(...datums);
         }
         report.wonGroups += relabelled.wonGroups;

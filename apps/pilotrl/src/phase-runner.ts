@@ -2,17 +2,17 @@
 // (config, run directory, the envs with their providers, the policy it trains, where to report) and what a phase
 // gives back each iteration (its metrics and episodes).
 import type { Episode, Rng } from '@pilotrl/core';
-import type { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import type { CurriculumConfig } from './config';
 import type { ProgressStream } from './progress';
 import type { RunEnv } from './run-envs';
+import type { RunPolicy } from './run-policy';
 
 export interface RunContext {
   config: CurriculumConfig;
   runDir: string;
   /** The envs it trains on: one, or a mixture's in its order. */
   envs: RunEnv[];
-  policy: TfjsPolicy;
+  policy: RunPolicy;
   /** Writes a status line (checkpoints, evals) to the user. */
   log: (line: string) => void;
   progress: ProgressStream;

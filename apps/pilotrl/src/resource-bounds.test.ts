@@ -83,7 +83,7 @@ describe('resource estimates', () => {
   });
 
   it('names the model key whose size is responsible', () => {
-    const run = { baseline: small, maxSteps: 30, stages: [], evalEpisodes: 50 };
+    const run = { baseline: small, trainsLocally: true, maxSteps: 30, stages: [], evalEpisodes: 50 };
     const wide = resourceProblems({ ...run, model: { ...small, dModel: 8192, layers: 128 } });
     expect(wide).toHaveLength(1);
     expect(wide[0]!.path).toEqual(['policy', 'dModel']);
@@ -93,11 +93,14 @@ describe('resource estimates', () => {
     const long = resourceProblems({ ...run, model: { ...small, contextLength: 16_384 } });
     expect(long.map((p) => p.path)).toEqual([['policy', 'contextLength']]);
     expect(resourceProblems({ ...run, model: small })).toEqual([]);
+    // A model a server trains (Tinker) is not this machine's to hold.
+    expect(resourceProblems({ ...run, trainsLocally: false, model: { ...small, dModel: 8192 } })).toEqual([]);
   });
 
   it('names the stage key and eval size that hold too many turns', () => {
     const problems = resourceProblems({
       model: small,
+      trainsLocally: true,
       baseline: small,
       maxSteps: 50,
       stages: [
@@ -116,6 +119,7 @@ describe('resource estimates', () => {
     );
     const group = resourceProblems({
       model: small,
+      trainsLocally: true,
       baseline: small,
       maxSteps: 1000,
       stages: [{ tasksPerIteration: 4, groupSize: 1024 }],

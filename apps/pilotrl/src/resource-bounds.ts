@@ -122,6 +122,8 @@ export interface ResourceProblem {
 /** What the resource checks read from a config: the model, what it defaults to, and the run's sizes. */
 export interface RunSize {
   model: ModelShape;
+  /** Whether this process trains the model (a tfjs policy); a Tinker server holds its own. */
+  trainsLocally: boolean;
   /** The model of the config's named size and the default vocabulary: what each explicit key overrides. */
   baseline: ModelShape;
   maxSteps: number;
@@ -136,7 +138,7 @@ export function resourceProblems(run: RunSize): ResourceProblem[] {
   const problems: ResourceProblem[] = [];
   const { model } = run;
   const memory = trainingMemory(model);
-  if (memory.totalBytes > TRAINING_MEMORY_LIMIT) {
+  if (run.trainsLocally && memory.totalBytes > TRAINING_MEMORY_LIMIT) {
     const key = heaviestModelKey(run);
     const others = modelKeys.filter((k) => k !== key).map((k) => `${k} ${model[k]}`);
     problems.push({

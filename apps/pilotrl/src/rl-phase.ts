@@ -6,7 +6,7 @@ import type { Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
 import { createStageRollouts, stageMetrics } from './stage-rollout';
 
-export function policyGradientRunner(context: RunContext, phase: Phase): PhaseRunner {
+export async function policyGradientRunner(context: RunContext, phase: Phase): Promise<PhaseRunner> {
   const { config, policy } = context;
   const stage = phase.stage!;
   const rollouts = createStageRollouts(context, phase);
@@ -29,11 +29,15 @@ export function policyGradientRunner(context: RunContext, phase: Phase): PhaseRu
     seed: config.seed,
   });
   // A KL term needs the weights the stage started from, frozen.
-  const reference = stage.loss.klCoef > 0 ? policy.snapshot() : undefined;
+  const reference = stage.loss.klCoef > 0 ? await policy.freeze() : undefined;
   return {
     async iterate(rng, iteration) {
       const played = await rollouts.play(rng, iteration);
-      const result = await update(policy, played.episodes, reference === undefined ? {} : { reference });
+      const result = await update(
+        policy,
+        played.episodes,
+        reference === undefined ? {} : { reference: reference.policy },
+      );
       return {
         metrics: stageMetrics(played, { ...result.metrics, 'charts/updated': result.updated ? 1 : 0 }),
         episodes: played.episodes,
@@ -41,7 +45,7 @@ export function policyGradientRunner(context: RunContext, phase: Phase): PhaseRu
     },
     async close() {
       await rollouts.close();
-      reference?.dispose();
+      await reference?.dispose();
     },
   };
 }

@@ -2,10 +2,11 @@
 // supervised steps on random batches of them under a warmup-cosine learning rate,
 // `stepsPerIteration` an iteration.
 import { ConfigError, type Datum, mean } from '@pilotrl/core';
-import { sftDatum, sftStep, type TfjsPolicy, warmupCosine } from '@pilotrl/policy-tfjs';
+import { sftStep, warmupCosine } from '@pilotrl/policy-tfjs';
 import type { Demonstration } from './demonstrations';
 import type { PhaseRunner, RunContext } from './phase-runner';
 import type { RunEnv } from './run-envs';
+import type { RunPolicy } from './run-policy';
 import { runDemonstrations } from './runtime';
 
 export async function sftRunner(context: RunContext): Promise<PhaseRunner> {
@@ -64,6 +65,6 @@ export async function sftRunner(context: RunContext): Promise<PhaseRunner> {
 }
 
 /** A demonstration turn as an SFT example in the policy's tokens: its prompt, then the oracle's reply. */
-export function demonstrationDatum(policy: TfjsPolicy, demo: Demonstration): Datum {
-  return sftDatum(policy.tokenizer, { prompt: demo.messages, response: demo.reply });
+export function demonstrationDatum(policy: RunPolicy, demo: Demonstration): Datum {
+  return policy.replyDatum({ prompt: demo.messages, response: demo.reply });
 }

@@ -4,7 +4,11 @@ No model hub is needed: a byte-level BPE tokenizer is trained here with `tokeniz
 text (with ChatML's special tokens), and a 2-layer Qwen3 with random weights (fixed seed) is saved with
 `save_pretrained`, which SkyRL's JAX backend loads as its base model.
 
-    python make_tiny_model.py <dir> [--vocab-size N] [--tokenizer-only]
+    python make_tiny_model.py <dir> [--vocab-size N] [--max-positions N] [--init-std X] [--tokenizer-only]
+
+--init-std sets the weights' initial spread (Qwen3's default 0.02). A LoRA trains neither the
+embedding nor the norms, and with the default spread the tied embedding bounds the logits to about
+±1.3, so no adapter can make one token likely; a larger spread (0.3) lets a LoRA learn a format.
 
 --tokenizer-only writes just the tokenizer (the tests make a second, different one to check that a
 tokenizer that is not the server's is refused).
@@ -50,6 +54,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dir", type=Path)
     parser.add_argument("--vocab-size", type=int, default=344)
+    parser.add_argument("--max-positions", type=int, default=512)
+    parser.add_argument("--init-std", type=float, default=0.02)
     parser.add_argument("--tokenizer-only", action="store_true")
     args = parser.parse_args()
 
@@ -70,7 +76,8 @@ def main() -> None:
         num_attention_heads=4,
         num_key_value_heads=2,
         head_dim=16,
-        max_position_embeddings=512,
+        max_position_embeddings=args.max_positions,
+        initializer_range=args.init_std,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),

@@ -1,7 +1,7 @@
 // Chat messages to prompt token ids, for `generate`: Tinker samples from tokens, so the client
 // renders. The default is ChatML as Qwen models use it (`<|im_start|>role\n…<|im_end|>\n`, then
 // `<|im_start|>assistant\n` to prompt the reply); a reply ends with `<|im_end|>`.
-import type { ChatMessage } from '@pilotrl/core';
+import type { ChatMessage, Datum } from '@pilotrl/core';
 import { InvalidArgumentError } from '@pilotrl/core';
 import type { TextTokenizer } from './tokenizer';
 
@@ -37,4 +37,22 @@ export function chatMlRenderer(tokenizer: TextTokenizer): ChatRenderer {
     },
     stopTokenIds: [end],
   };
+}
+
+/**
+ * A supervised example as the sampler would have produced it: the rendered prompt (weight 0), then
+ * the reply's tokens and the first end-of-turn id (weight 1), so training on it teaches the reply
+ * and where it ends.
+ */
+export function replyDatum(
+  renderer: ChatRenderer,
+  tokenizer: TextTokenizer,
+  messages: readonly ChatMessage[],
+  reply: string,
+): Datum {
+  const end = renderer.stopTokenIds[0];
+  if (end === undefined) throw new InvalidArgumentError('the chat renderer has no end-of-turn id');
+  const prompt = renderer.render(messages);
+  const tokenIds = [...prompt, ...tokenizer.encode(reply), end];
+  return { tokenIds, weights: tokenIds.map((_, i) => (i < prompt.length ? 0 : 1)) };
 }

@@ -1,4 +1,4 @@
-export { type ChatRenderer, chatMlRenderer } from './chat-renderer';
+export { type ChatRenderer, chatMlRenderer, replyDatum } from './chat-renderer';
 export { type CheckpointManifest, checkpointManifestSchema, MANIFEST_FILE } from './checkpoint-manifest';
 export {
   StaleSamplerError,

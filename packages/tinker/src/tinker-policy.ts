@@ -8,6 +8,7 @@
 import {
   type AdamParams,
   adamParamsSchema,
+  type ChatMessage,
   type Datum,
   datumSchema,
   type ForwardBackwardOptions,
@@ -23,7 +24,7 @@ import {
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { type ApiClient, createApiClient, type FutureResult } from './api-client';
-import { type ChatRenderer, chatMlRenderer } from './chat-renderer';
+import { type ChatRenderer, chatMlRenderer, replyDatum } from './chat-renderer';
 import { readManifest, writeManifest } from './checkpoint-manifest';
 import { TinkerRequestError } from './errors';
 import { type BuiltinLoss, type BuiltinLossName, builtinLossOf, surrogateDatums } from './losses';
@@ -126,6 +127,11 @@ export class TinkerPolicy implements TrainablePolicy {
 
   encode(text: string): number[] {
     return this.tokenizer.encode(text);
+  }
+
+  /** `reply` to `messages` as a supervised datum in this policy's tokens, rendered as its sampler renders prompts. */
+  replyDatum(messages: readonly ChatMessage[], reply: string): Datum {
+    return replyDatum(this.renderer, this.tokenizer, messages, reply);
   }
 
   /** Stops the heartbeat; the server frees the model once the session goes stale. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
-import { chatMlRenderer } from './chat-renderer';
+import { chatMlRenderer, replyDatum } from './chat-renderer';
 import { loadTokenizer } from './tokenizer';
 
 const fixture = join(import.meta.dirname, '../test/fixtures/tiny-tokenizer');
@@ -36,5 +36,16 @@ describe('chatMlRenderer', () => {
     const ids = renderer.render([{ role: 'user', content: 'Go.' }]);
     expect(tokenizer.decode(ids)).toBe('<|im_start|>user\nGo.<|im_end|>\n<|im_start|>assistant\n');
     expect(renderer.stopTokenIds).toEqual([2]);
+  });
+
+  it('makes a reply datum: the prompt unweighted, the reply and <|im_end|> weighted', async () => {
+    const tokenizer = await loadTokenizer(fixture);
+    const renderer = chatMlRenderer(tokenizer);
+    const messages = [{ role: 'user' as const, content: 'Go.' }];
+    const datum = replyDatum(renderer, tokenizer, messages, 'go to countertop 1');
+    const prompt = renderer.render(messages);
+    expect(datum.tokenIds.slice(0, prompt.length)).toEqual(prompt);
+    expect(tokenizer.decode(datum.tokenIds.slice(prompt.length))).toBe('go to countertop 1<|im_end|>');
+    expect(datum.weights).toEqual(datum.tokenIds.map((_, i) => (i < prompt.length ? 0 : 1)));
   });
 });

@@ -11,6 +11,7 @@ import {
   InvalidArgumentError,
   PilotRLError,
   type Policy,
+  type TrainablePolicy,
 } from '@pilotrl/core';
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
@@ -19,6 +20,7 @@ import { JsonlWriter } from '../jsonl';
 import { curriculumJudging, evaluateEnvs } from '../phase-eval';
 import { readRunConfig } from '../run-dir';
 import { type RunEnv, runEnvsFor } from '../run-envs';
+import { loadRunPolicy } from '../run-policy';
 import { type EvalRecord, evalRecordOf } from '../run-records';
 import { backendOption, envOptionsFor } from '../runtime';
 import {
@@ -154,7 +156,9 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     judging: curriculumJudging(env.config, env.provider),
   }));
   if (search?.kind === 'lookahead') for (const env of envs) await checkCopiesState(env);
-  let policy: Policy | TfjsPolicy;
+  let policy: Policy | TrainablePolicy;
+  /** Lets the policy go when the evaluation ends (a Tinker session's heartbeat). */
+  let release = () => {};
   if (options.baseUrl !== undefined) {
     if (options.model === undefined)
       throw new InvalidArgumentError('pilotrl eval --base-url needs --model <name>');
@@ -175,6 +179,11 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
         },
       },
     );
+  } else if (options.checkpoint !== undefined && config.policy.kind === 'tinker') {
+    const remote = await loadRunPolicy(config, policyDir(options.checkpoint));
+    io.stderr.write(`pilotrl: ${remote.describe()}\n`);
+    policy = remote;
+    release = () => remote.dispose();
   } else if (options.checkpoint !== undefined) {
     const local = await TfjsPolicy.load(policyDir(options.checkpoint), {
       samplingSeed: config.seed,
@@ -227,6 +236,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     });
   } finally {
     process.removeListener('SIGINT', interrupt);
+    release();
   }
 }
 

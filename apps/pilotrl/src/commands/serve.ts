@@ -1,8 +1,11 @@
 // `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API, until
 // SIGINT or SIGTERM; then requests in flight get a bounded time to finish and the policy is released.
-import { parseOrThrow } from '@pilotrl/core';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
 import { chatCompletionsServerOptionsSchema, createChatCompletionsServer } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { MANIFEST_FILE } from '@pilotrl/tinker';
 import { backendOption } from '../runtime';
 import { policyDir } from './eval';
 import type { CliIo } from './io';
@@ -32,10 +35,13 @@ export async function serve(
     options.shutdownTimeoutMs,
     'serve option shutdownTimeoutMs',
   );
-  const policy = await TfjsPolicy.load(
-    policyDir(options.checkpoint),
-    backendOption(options.backend ?? 'auto'),
-  );
+  const dir = policyDir(options.checkpoint);
+  if (existsSync(join(dir, MANIFEST_FILE))) {
+    throw new InvalidArgumentError(
+      `${options.checkpoint} is a Tinker checkpoint: its weights are on the Tinker server that trained them; sample them there (its sampler, or an OpenAI-compatible server loading the saved adapter)`,
+    );
+  }
+  const policy = await TfjsPolicy.load(dir, backendOption(options.backend ?? 'auto'));
   io.stderr.write(`pilotrl: backend ${describeBackend(policy.backend)}\n`);
   const server = createChatCompletionsServer({
     policy: policy.sampler(),

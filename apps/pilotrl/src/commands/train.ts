@@ -38,6 +38,7 @@ export const PACKAGE_NAMES = [
   '@pilotrl/optim',
   '@pilotrl/policy-tfjs',
   '@pilotrl/rewards',
+  '@pilotrl/tinker',
   '@tensorflow/tfjs-core',
   '@tensorflow/tfjs-backend-wasm',
   'zod',
@@ -76,8 +77,18 @@ export interface TrainOptions {
   report: boolean;
 }
 
-/** Starts the backend before anything slow, so the first lines say what runs and why. */
-async function startBackend(config: CurriculumConfig, log: (line: string) => void): Promise<BackendInfo> {
+/**
+ * Starts the tfjs backend before anything slow, so the first lines say what runs and why; a Tinker
+ * policy runs on its server instead.
+ */
+async function startBackend(
+  config: CurriculumConfig,
+  log: (line: string) => void,
+): Promise<BackendInfo | undefined> {
+  if (config.policy.kind === 'tinker') {
+    log(`pilotrl: policy ${config.policy.baseModel} trained on the Tinker server ${config.policy.baseUrl}`);
+    return undefined;
+  }
   const info = await initBackend(backendOption(config.policy.backend));
   log(`pilotrl: backend ${describeBackend(info)}`);
   return info;
@@ -162,9 +173,11 @@ async function trainFresh(
 ): Promise<EvalRecord[]> {
   log(`pilotrl: ${config.name} → ${runDir}`);
   const backend = await startBackend(config, log);
-  log(
-    `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
-  );
+  if (config.policy.kind === 'tfjs') {
+    log(
+      `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
+    );
+  }
   const { envs, policy, dataHashes } = await startRun(config);
   createRunDir(runDir, config, {
     name: config.name,
@@ -182,12 +195,12 @@ async function trainFresh(
       node: process.version,
       os: platform(),
       arch: arch(),
-      backend: policy.backend.choice,
-      ...(backend.tensorflowVersion === undefined ? {} : { tensorflowVersion: backend.tensorflowVersion }),
-      backendSkipped: backend.skipped,
+      backend: policy.backendName,
+      ...(backend?.tensorflowVersion === undefined ? {} : { tensorflowVersion: backend.tensorflowVersion }),
+      ...(backend === undefined ? {} : { backendSkipped: backend.skipped }),
     },
   });
-  log(`pilotrl: ${policy.parameterCount()} parameters, vocabulary ${policy.tokenizer.vocabSize}`);
+  log(`pilotrl: ${policy.describe()}`);
   try {
     return await runCurriculum({ config, runDir, envs, policy, log, progress: io.stderr });
   } finally {
