@@ -14,7 +14,8 @@ import { type AgentOptions, createAdaPlanAgent } from './agent';
 import { evaluate } from './evaluate';
 import { judgePlanScorer, type PlanScorer, valuePlanScorer } from './plan-scorers';
 import { computeOf } from './search-compute';
-import { type ValueModel, valueModelOf } from './value-model';
+import { valueModelOf } from './value-model';
+import { recordingValueModel } from './value-model.testing';
 import { createVectorEnv } from './vector-env';
 
 const corridor = (size: number) => ({
@@ -200,15 +201,7 @@ describe('best-of-N plans', () => {
 
   it('with a value scorer reads every sample through the value head', async () => {
     const policy = await tinyPolicy(true);
-    const read: number[] = [];
-    const model = valueModelOf(policy);
-    const recording: ValueModel = {
-      ...model,
-      values: (sequences) => {
-        read.push(...sequences.map((sequence) => sequence.length));
-        return model.values(sequences);
-      },
-    };
+    const { model: recording, read } = recordingValueModel(valueModelOf(policy));
     const agent = createAdaPlanAgent(policy.sampler(), { ...tinyAgentOptions, planSteps: corridorSteps });
     const report = await evaluate(agent, corridor(2), 'valid_seen', {
       limit: 2,

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createReActAgent } from './agent';
 import { evaluate } from './evaluate';
 import { computeOf } from './search-compute';
-import { type ValueModel, valueModelOf } from './value-model';
+import { valueModelOf } from './value-model';
+import { recordingValueModel } from './value-model.testing';
 import { createVectorEnv } from './vector-env';
 
 /**
@@ -148,15 +149,7 @@ describe('lookahead search with a value scorer', () => {
       model: { dModel: 16, nLayers: 1, nHeads: 2, contextLength: 512, valueHead: true, seed: 2 },
       backend: 'wasm',
     });
-    const read: number[] = [];
-    const model = valueModelOf(policy);
-    const recording: ValueModel = {
-      ...model,
-      values: (sequences) => {
-        read.push(...sequences.map((sequence) => sequence.length));
-        return model.values(sequences);
-      },
-    };
+    const { model: recording, read } = recordingValueModel(valueModelOf(policy));
     const agent = createReActAgent(policy.sampler(), {
       actionSpace: 'choice',
       view: latestObservationView,
