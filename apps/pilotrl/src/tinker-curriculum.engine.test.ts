@@ -9,11 +9,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sftStep } from '@pilotrl/policy-tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startTinkerServer, type TinkerServer, tinkerReference } from '../../../tooling/tinker-server';
 import { runCli } from './cli';
+import { parseConfig } from './config';
 import { readJsonl } from './jsonl';
+import { createRunPolicy } from './run-policy';
 import { capturedIo, spawnPilotrl } from './tiny-corridor.testing';
 
 const reference = tinkerReference("pilotrl's curriculum through SkyRL's Tinker server (JAX, CPU)");
@@ -97,6 +100,33 @@ describe.skipIf(!reference.run)("configs/tinker-tiny.yaml through SkyRL's Tinker
     expect(io.err()).toMatch(/LoRA rank 16/);
     expect(io.out()).toMatch(/^valid_seen\s+adaplan\s+\d+\.\d%/m);
   }, 900_000);
+
+  it('freezes a copy on the server that keeps its weights while the policy trains on', async () => {
+    const shipped = parseConfig(parse(readFileSync(configFile, 'utf8')));
+    const config = parseConfig({
+      ...shipped,
+      policy: { ...shipped.policy, baseUrl: server.baseUrl, baseModel: server.baseModel },
+    });
+    const { policy } = await createRunPolicy(config, []);
+    try {
+      const datum = policy.replyDatum({
+        prompt: [{ role: 'user', content: 'Your task is to: put a clean mug in the coffeemachine.' }],
+        response: '<thought>Step 1.</thought><action>go to countertop 1</action>',
+      });
+      const frozen = await policy.freeze();
+      const [before] = await policy.forward([datum]);
+      await sftStep(policy, [datum], { learningRate: 0.05 });
+      const [trained] = await policy.forward([datum]);
+      const [kept] = await frozen.policy.forward([datum]);
+      expect(frozen.policy.version).toBe(0);
+      for (const [t, logprob] of before!.logprobs.entries())
+        expect(kept!.logprobs[t]).toBeCloseTo(logprob, 5);
+      expect(trained!.logprobs.slice(1)).not.toEqual(before!.logprobs.slice(1));
+      await frozen.dispose();
+    } finally {
+      policy.dispose();
+    }
+  }, 300_000);
 
   it('trains the same curriculum in process with its policy switched to tfjs', async () => {
     const config = curriculumWith({
