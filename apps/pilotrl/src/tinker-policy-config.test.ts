@@ -23,13 +23,13 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function trainWith(policy: Record<string, unknown>) {
+async function trainWith(policy: Record<string, unknown>, flags: string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'pilotrl-tinker-config-'));
   const config = join(dir, 'tinker.yaml');
   writeFileSync(config, stringify({ ...shipped, policy: { ...shipped.policy, ...policy } }));
   const out = join(dir, 'run');
   const io = capturedIo();
-  const code = await runCli(['train', '--config', config, '--out', out, '--no-report'], io);
+  const code = await runCli(['train', '--config', config, '--out', out, '--no-report', ...flags], io);
   return { code, err: io.err(), out };
 }
 
@@ -52,6 +52,15 @@ describe('a Tinker policy that cannot start', () => {
     expect(code).toBe(1);
     expect(err).toContain(
       'policy.tokenizerDir: give a local directory holding the tokenizer.json of Qwen/Qwen3-8B',
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses --backend, which chooses a tfjs backend', async () => {
+    const { code, err, out } = await trainWith({}, ['--backend', 'wasm']);
+    expect(code).toBe(1);
+    expect(err).toContain(
+      '--backend wasm chooses a tfjs backend, but curriculum "tinker-tiny" trains on a Tinker server',
     );
     expect(existsSync(out)).toBe(false);
   });

@@ -95,7 +95,13 @@ async function startBackend(
 }
 
 function withBackend(config: CurriculumConfig, backend: TrainOptions['backend']): CurriculumConfig {
-  return backend === undefined ? config : { ...config, policy: { ...config.policy, backend } };
+  if (backend === undefined) return config;
+  if (config.policy.kind === 'tinker') {
+    throw new InvalidArgumentError(
+      `--backend ${backend} chooses a tfjs backend, but curriculum "${config.name}" trains on a Tinker server (policy.kind: tinker); drop --backend`,
+    );
+  }
+  return { ...config, policy: { ...config.policy, backend } };
 }
 
 export async function train(
