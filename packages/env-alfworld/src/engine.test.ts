@@ -120,6 +120,27 @@ describe('GameEngine on ALFWorld', () => {
     );
   });
 
+  it('clones mid-episode into an engine that plays on alone, and resetting either leaves the other', () => {
+    const engine = engineFor('current');
+    engine.reset();
+    play(engine, 'go to cabinet 1', 'open cabinet 2', 'open cabinet 1', 'take cup 1 from cabinet 1');
+    const clone = engine.clone();
+    expect(play(clone, 'move cup 1 to cabinet 2')).toBe('You move the cup 1 to the cabinet 2.');
+    expect(play(engine, 'inventory')).toBe('You are carrying: a cup 1.');
+    expect(play(engine, 'look')).toBe(
+      'You are facing the cabinet 2, and cabinet 1. Next to it, you see nothing.',
+    );
+    expect(play(clone, 'look')).toBe(
+      'You are facing the cabinet 2, and cabinet 1. Next to it, you see a cup 1.',
+    );
+    expect(clone.clone().admissibleCommands()).toEqual(clone.admissibleCommands());
+    engine.reset();
+    expect(play(clone, 'inventory')).toBe('You are not carrying anything.');
+    expect(play(engine, 'look')).toBe(
+      'You are in the middle of a room. Looking quickly around you, you see nothing.',
+    );
+  });
+
   it('reads a drawer without an openable fact as a surface', () => {
     const engine = engineFor('legacy');
     engine.reset();

@@ -18,7 +18,6 @@ import { z } from 'zod';
 import { GameEngine } from './engine';
 import { compileScene } from './game-file';
 import { loadGame } from './loaders';
-import { replayedEngine } from './state-copy';
 import { cannotCheckAlfworldStep, checkAlfworldStep } from './step-checks';
 import { generatedTask, generatedTaskId, sceneOfTaskId } from './task-source';
 
@@ -43,8 +42,6 @@ interface Episode {
   readonly taskType: string | undefined;
   steps: number;
   last: StepResult;
-  /** The commands the engine executed, in order: what a state copy replays. */
-  readonly executed: string[];
 }
 
 export const ALFWORLD_ENV_ID = 'alfworld';
@@ -81,7 +78,6 @@ export class AlfworldEnv implements CopyableEnv, StepChecks {
       taskType: loaded.taskType,
       steps: 0,
       last,
-      executed: [],
     };
     return last;
   }
@@ -89,25 +85,20 @@ export class AlfworldEnv implements CopyableEnv, StepChecks {
   async step(action: string): Promise<StepResult> {
     return stepEpisode(ALFWORLD_ENV_ID, this.episode, action, (episode, command) => {
       const { feedback, valid } = episode.engine.step(command);
-      if (valid) episode.executed.push(command);
       const won = episode.engine.won();
       const truncated = !won && episode.steps >= this.config.maxSteps;
       return this.result(feedback, episode.engine, won, valid, truncated, episode.taskId, episode);
     });
   }
 
-  /** An independent env in this env's state (see `StateCopies`): the same task, commands replayed. */
+  /** An independent env in this env's state (see `StateCopies`): the same task on a clone of the engine. */
   async copy(): Promise<AlfworldEnv> {
     const episode = this.episode;
     if (episode === undefined) {
       throw new EnvError(`${ALFWORLD_ENV_ID}: copy() was called before reset(); call reset({ seed }) first.`);
     }
     const copy = new AlfworldEnv(this.config);
-    copy.episode = {
-      ...episode,
-      engine: replayedEngine(episode.engine.game, episode.executed),
-      executed: [...episode.executed],
-    };
+    copy.episode = { ...episode, engine: episode.engine.clone() };
     return copy;
   }
 
