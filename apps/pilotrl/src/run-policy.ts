@@ -113,9 +113,9 @@ class TinkerRunPolicy extends DelegatingPolicy<TinkerPolicy> implements RunPolic
   }
   readonly backendName = 'tinker';
   describe(): string {
-    const { baseUrl, loraRank } = this.config.policy;
-    const rank = loraRank === 0 ? 'full fine-tune' : `LoRA rank ${loraRank ?? DEFAULT_LORA_RANK}`;
-    return `${this.inner.name} on ${baseUrl} (${rank}), vocabulary ${this.inner.tokenizer.vocabSize}`;
+    const loraRank = loraRankOf(this.config.policy);
+    const rank = loraRank === 0 ? 'full fine-tune' : `LoRA rank ${loraRank}`;
+    return `${this.inner.name} on ${this.config.policy.baseUrl} (${rank}), vocabulary ${this.inner.tokenizer.vocabSize}`;
   }
   replyDatum(example: ReplyExample): Datum {
     return this.inner.replyDatum(example.prompt, example.response);
@@ -142,8 +142,8 @@ class TinkerRunPolicy extends DelegatingPolicy<TinkerPolicy> implements RunPolic
   }
 }
 
-/** The LoRA rank a Tinker policy trains when the config names none (the Tinker SDK's default). */
-const DEFAULT_LORA_RANK = 32;
+/** The LoRA rank a Tinker policy trains: the config's, or the Tinker SDK's default, 32. */
+const loraRankOf = (policy: CurriculumConfig['policy']): number => policy.loraRank ?? 32;
 
 /** The directory of the Tinker model's tokenizer: `tokenizerDir`, or the base model's own directory. */
 function tokenizerDirOf(policy: CurriculumConfig['policy']): string {
@@ -167,7 +167,7 @@ function connectTinker(config: CurriculumConfig, name?: string): Promise<TinkerP
     baseUrl: policy.baseUrl!,
     baseModel: policy.baseModel!,
     tokenizerDir: tokenizerDirOf(policy),
-    loraRank: policy.loraRank ?? DEFAULT_LORA_RANK,
+    loraRank: loraRankOf(policy),
     seed: policy.seed,
     name: name ?? config.name,
     ...(apiKey === undefined ? {} : { apiKey }),

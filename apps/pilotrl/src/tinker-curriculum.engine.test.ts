@@ -20,16 +20,17 @@ import { createRunPolicy } from './run-policy';
 import { capturedIo, spawnPilotrl } from './tiny-corridor.testing';
 
 const reference = tinkerReference("pilotrl's curriculum through SkyRL's Tinker server (JAX, CPU)");
-const configFile = join(import.meta.dirname, '..', 'configs', 'tinker-tiny.yaml');
+const shipped = parse(
+  readFileSync(join(import.meta.dirname, '..', 'configs', 'tinker-tiny.yaml'), 'utf8'),
+) as Record<string, unknown> & { policy: Record<string, unknown> };
 
 let server: TinkerServer;
 let scratch = '';
 
 /** configs/tinker-tiny.yaml with its policy section replaced. */
 function curriculumWith(policy: Record<string, unknown>): string {
-  const config = parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   const path = join(scratch, `tinker-tiny-${policy.kind}.yaml`);
-  writeFileSync(path, stringify({ ...config, policy }));
+  writeFileSync(path, stringify({ ...shipped, policy }));
   return path;
 }
 
@@ -49,7 +50,6 @@ describe.skipIf(!reference.run)("configs/tinker-tiny.yaml through SkyRL's Tinker
   });
 
   it('trains SFT and the three stages on the server, and a resume after a kill carries the weights on', async () => {
-    const shipped = parse(readFileSync(configFile, 'utf8')) as { policy: Record<string, unknown> };
     const config = curriculumWith({
       ...shipped.policy,
       baseUrl: server.baseUrl,
@@ -102,7 +102,6 @@ describe.skipIf(!reference.run)("configs/tinker-tiny.yaml through SkyRL's Tinker
   }, 900_000);
 
   it('freezes a copy on the server that keeps its weights while the policy trains on', async () => {
-    const shipped = parseConfig(parse(readFileSync(configFile, 'utf8')));
     const config = parseConfig({
       ...shipped,
       policy: { ...shipped.policy, baseUrl: server.baseUrl, baseModel: server.baseModel },

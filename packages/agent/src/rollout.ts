@@ -23,6 +23,7 @@ import {
   type Turn,
   taskRefSchema,
   type VectorEnv,
+  type VectorStepChecks,
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { type Agent, revisionDue } from './agent';
@@ -203,10 +204,15 @@ async function runWave(
   search: ResolvedTestTimeSearch | undefined,
 ): Promise<Episode[]> {
   const { options, policy, paradigm } = agent;
-  if (config.recordStepChecks && !canCheckStepsAt(vectorEnv)) {
-    throw new ConfigError(
-      'recordStepChecks checks plan steps against the envs played on, but this vector env cannot reach their checks; use createVectorEnv over envs that implement checkStep() (StepChecks), or drop recordStepChecks',
-    );
+  // With recordStepChecks: the vector env that hands out its members' checks.
+  let checking: VectorStepChecks | undefined;
+  if (config.recordStepChecks) {
+    if (!canCheckStepsAt(vectorEnv)) {
+      throw new ConfigError(
+        'recordStepChecks checks plan steps against the envs played on, but this vector env cannot reach their checks; use createVectorEnv over envs that implement checkStep() (StepChecks), or drop recordStepChecks',
+      );
+    }
+    checking = vectorEnv;
   }
   const bestOfN = search?.kind === 'best-of-n' ? search : undefined;
   const lookahead = search?.kind === 'lookahead' ? search : undefined;
@@ -264,11 +270,11 @@ async function runWave(
     if (state.current.terminated || state.current.truncated) {
       finish(state, state.current.info.error === undefined ? 'env_done' : 'env_error');
       state.envError = state.current.info.error ?? null;
-    } else if (config.recordStepChecks && canCheckStepsAt(vectorEnv)) {
-      state.stepChecks = createStepCheckRecorder(
-        vectorEnv.stepChecksAt(state.slot, 'recording step checks'),
-        { envId: config.envId, episodeId: episodeIdOf(state) },
-      );
+    } else if (checking !== undefined) {
+      state.stepChecks = createStepCheckRecorder(checking.stepChecksAt(state.slot, 'recording step checks'), {
+        envId: config.envId,
+        episodeId: episodeIdOf(state),
+      });
     }
   }
 
