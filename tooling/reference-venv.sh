@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Creates or updates the Python environment of a reference engine, .venv/<name>-reference, from a
-# requirements.txt of pinned PyPI releases. Idempotent: does nothing when the environment already
-# matches the requirements and its check command passes. Called by packages/env-*/reference/setup.sh:
-#   tooling/reference-venv.sh <name> <requirements.txt> <check command...>
-# where the check command runs with the environment's python as its first word. Needs Python
-# 3.9-3.12; PYTHON=/path/to/python picks the interpreter. When it installs, it first checks that the
-# tools named in REFERENCE_TOOLS are there (REFERENCE_TOOLS_HINT says how to get them) and prints
-# REFERENCE_NOTE.
+# requirements.txt of pinned PyPI releases, then proves it works with one real call (the smoke
+# check). Called by packages/*/reference/setup.sh:
+#   tooling/reference-venv.sh <name> <requirements.txt> <smoke command...>
+# where the smoke command runs with the environment's python as its first word, every time (an
+# environment that is already up to date is only checked). Installs with uv (PyPI's `uv`, pinned
+# below, kept in .venv/uv): it downloads in parallel and links packages from its cache, so two
+# environments with the same torch share one copy on disk.
+# Needs Python 3.9-3.12; PYTHON=/path/to/python picks the interpreter. When it installs, it first
+# checks that the tools named in REFERENCE_TOOLS are there (REFERENCE_TOOLS_HINT says how to get
+# them) and prints REFERENCE_NOTE. A setup that compiles native code for this machine passes:
+#   REFERENCE_BUILD_KEY    what the build depends on besides the requirements (its flags, the CPU
+#                          level it targets): a change rebuilds the environment;
+#   REFERENCE_FIND_LINKS   a directory of wheels it built itself, preferred over PyPI's;
+#   REFERENCE_ONLY_BINARY  packages that must come from those wheels, never be compiled by uv
+#                          (uv's own cache of built wheels does not know the build's flags).
 set -euo pipefail
 
 name="$1"
@@ -15,6 +23,7 @@ shift 2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv/$name-reference"
 stamp="$venv/.requirements.sha256"
+UV_VERSION=0.13.9
 
 pick_python() {
   local candidate
@@ -28,11 +37,23 @@ pick_python() {
   return 1
 }
 
-wanted="$(sha256sum "$requirements" | cut -d' ' -f1)"
-if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]] &&
-  "$venv/bin/python" "$@" >/dev/null 2>&1; then
-  echo "$name reference: $venv is up to date"
-  exit 0
+# The smoke check, with its output kept for the one sentence that names a failure.
+smoke() {
+  local out
+  if out="$("$venv/bin/python" "$@" 2>&1)"; then
+    echo "$name reference: smoke check passed${out:+ ($(tail -n 1 <<<"$out"))}"
+    return 0
+  fi
+  echo "$out" | tail -n 30 >&2
+  return 1
+}
+
+wanted="$({ cat "$requirements"; printf '%s\n' "${REFERENCE_BUILD_KEY:-}"; } | sha256sum | cut -d' ' -f1)"
+if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]]; then
+  if smoke "$@"; then
+    exit 0
+  fi
+  echo "$name reference: $venv is up to date but its smoke check failed; installing it again"
 fi
 
 if ! python="$(pick_python)"; then
@@ -46,9 +67,27 @@ for tool in ${REFERENCE_TOOLS:-}; do
   fi
 done
 
-echo "$name reference: installing into $venv with $python${REFERENCE_NOTE:+ ($REFERENCE_NOTE)}"
+# uv itself, once for every reference (a lock, as CI sets several up at the same time).
+uv="$root/.venv/uv/bin/uv"
 mkdir -p "$root/.venv"
-"$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-"$venv/bin/python" "$@"
+(
+  flock 9
+  if ! [[ -x "$uv" && "$("$uv" --version 2>/dev/null)" == "uv $UV_VERSION"* ]]; then
+    rm -rf "$root/.venv/uv"
+    "$python" -m venv "$root/.venv/uv"
+    "$root/.venv/uv/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
+  fi
+) 9>"$root/.venv/.uv.lock"
+
+echo "$name reference: installing into $venv with $python${REFERENCE_NOTE:+ ($REFERENCE_NOTE)}"
+rm -rf "$venv"
+"$uv" venv --quiet --python "$python" "$venv"
+install=(pip install --quiet --python "$venv/bin/python" -r "$requirements")
+[[ -n "${REFERENCE_FIND_LINKS:-}" ]] && install+=(--find-links "$REFERENCE_FIND_LINKS")
+for package in ${REFERENCE_ONLY_BINARY:-}; do install+=(--only-binary "$package"); done
+"$uv" "${install[@]}"
+if ! smoke "$@"; then
+  echo "$name reference: installed, but its smoke check failed: the environment in $venv does not work on this machine (its output is above)" >&2
+  exit 1
+fi
 echo "$wanted" >"$stamp"

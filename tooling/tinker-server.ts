@@ -5,13 +5,13 @@
 // checkpoints in a scratch directory, and is ready when `/api/v1/healthz` answers. The server
 // relaunches its engine through `uv run`, so the venv's bin (which holds uv) goes first on PATH.
 // `close()` stops the whole process group and removes the scratch directory.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { type ReferenceVenv, referenceVenv } from './reference-suite';
+import { freePort, startServerProcess } from './server-process';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const tinyModelScript = join(repoRoot, 'packages/tinker/reference/make_tiny_model.py');
@@ -37,18 +37,11 @@ export interface TinkerServer {
   readonly dir: string;
   /** The server's output so far, for failure messages. */
   log(): string;
+  /** Throws, with its exit code or signal and log, when the server died by itself (call in `afterEach`). */
+  assertAlive(): void;
   /** Stops the server and its engine at once (SIGKILL to the process group), keeping the scratch directory. */
   kill(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 /** How the tiny model is made (make_tiny_model.py's options). */
@@ -106,56 +99,36 @@ export async function startTinkerServer(
     '--checkpoints-base',
     join(dir, 'ckpts'),
   ];
-  const child: ChildProcess = spawn(join(bin, 'uv'), args, {
-    cwd: dir,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, JAX_PLATFORMS: 'cpu' },
-  });
-  let log = '';
-  const keep = (chunk: Buffer) => {
-    log = (log + chunk).slice(-40_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  const kill = async () => {
-    if (!gone && child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-      await exited;
-    }
-  };
-  const close = async () => {
-    await kill();
+  const server = await startServerProcess({
+    name: 'skyrl.tinker.api',
+    command: join(bin, 'uv'),
+    args,
+    spawn: {
+      cwd: dir,
+      detached: true,
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, JAX_PLATFORMS: 'cpu' },
+    },
+    readyUrl: `http://127.0.0.1:${port}/api/v1/healthz`,
+    readyTimeoutMs: options.readyTimeoutMs ?? 120_000,
+    logChars: 40_000,
+    reportChars: 4_000,
+  }).catch((error: unknown) => {
     rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    baseModel: modelDir,
+    tokenizerDir: modelDir,
+    dir,
+    log: server.log,
+    assertAlive: server.assertAlive,
+    // The whole process group at once: the server relaunches its engine as a child.
+    kill: () => server.stop('SIGKILL'),
+    close: async () => {
+      await server.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      server.assertAlive();
+    },
   };
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
-    if (gone) {
-      await close();
-      throw new Error(`skyrl.tinker.api exited before it was ready:\n${log.slice(-4000)}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/api/v1/healthz`, { signal: AbortSignal.timeout(2000) });
-      if (response.ok) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) {
-      await close();
-      throw new Error(`skyrl.tinker.api was not ready within ${readyTimeoutMs} ms:\n${log.slice(-4000)}`);
-    }
-    await new Promise((done) => setTimeout(done, 250));
-  }
-  return { baseUrl, baseModel: modelDir, tokenizerDir: modelDir, dir, log: () => log, kill, close };
 }

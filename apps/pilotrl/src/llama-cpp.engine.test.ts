@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import { createLlmJudge, INVALID_OUTPUT_FLAG } from '@pilotrl/rewards';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type LlamaCppServer,
   llamaCppReference,
@@ -38,6 +38,9 @@ describe.skipIf(!reference.run)('pilotrl with Gemma 3 270M behind llama-cpp-pyth
     server = await startLlamaCppServer(reference);
     scratch = mkdtempSync(join(tmpdir(), 'pilotrl-llama-cpp-'));
   });
+
+  // A server that died mid-test is named, with its exit signal and log, beside the refused requests.
+  afterEach(() => server?.assertAlive());
 
   afterAll(async () => {
     await server?.close();

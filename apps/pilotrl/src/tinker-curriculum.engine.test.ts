@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sftStep } from '@pilotrl/policy-tfjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startTinkerServer, type TinkerServer, tinkerReference } from '../../../tooling/tinker-server';
 import { runCli } from './cli';
@@ -43,6 +43,9 @@ describe.skipIf(!reference.run)("configs/tinker-tiny.yaml through SkyRL's Tinker
     server = await startTinkerServer(reference, { model: { maxPositions: 2048, initStd: 0.3 } });
     scratch = mkdtempSync(join(tmpdir(), 'pilotrl-tinker-curriculum-'));
   });
+
+  // A server that died mid-test is named, with its exit signal and log, beside the refused requests.
+  afterEach(() => server?.assertAlive());
 
   afterAll(async () => {
     await server?.close();

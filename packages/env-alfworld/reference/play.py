@@ -29,6 +29,8 @@ Flags:
                      Output is unchanged (the differential test checks it against the plain
                      mode); loads run about 3x and steps about 10x faster
   --check            print the versions of the reference packages as JSON and exit
+  --smoke            play one step of TextWorld's own test game (fixtures/textworld) and exit: the
+                     setup's proof that the engine, Fast Downward included, works on this machine
 """
 
 import argparse
@@ -40,11 +42,13 @@ import time
 _parser = argparse.ArgumentParser(description="Reference TextWorld/ALFWorld player (JSON lines in and out).")
 _parser.add_argument("--memoize", action="store_true")
 _parser.add_argument("--check", action="store_true")
+_parser.add_argument("--smoke", action="store_true")
 ARGS = _parser.parse_args()
 sys.argv = sys.argv[:1]
 
 import copy  # noqa: E402
 from importlib import metadata  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import fast_downward  # noqa: E402
 import textworld  # noqa: E402
@@ -244,10 +248,25 @@ def run_job(job, envs):
     return lines
 
 
+def smoke():
+    fixtures = Path(__file__).parent / "fixtures" / "textworld"
+    game = {key: (fixtures / name).read_text()
+            for key, name in (("pddl_domain", "domain.pddl"), ("grammar", "grammar.twl2"),
+                              ("pddl_problem", "problem.pddl"))}
+    lines = run_job({"id": "smoke", "game": game, "names": "pddl", "random": {"steps": 1, "seed": 1}},
+                    make_envs())
+    if len(lines) != 3 or not lines[0]["admissible"] or "action" not in lines[1]:
+        sys.exit(f"the reference engine did not play one step: {lines}")
+    print(f"reset and one step ({lines[1]['action']!r}) in {lines[2]['loadSeconds'] + lines[2]['stepSeconds']:.2f} s")
+
+
 def main():
     if ARGS.check:
         versions = {name: metadata.version(name) for name in ("textworld", "fast-downward-textworld", "alfworld")}
         print(json.dumps({"python": sys.version.split()[0], **versions}))
+        return
+    if ARGS.smoke:
+        smoke()
         return
     if ARGS.memoize:
         memoize()

@@ -9,6 +9,9 @@
   python textworld_server.py serve <dir> [--host 127.0.0.1] [--port 0] [--max-envs 64]
       serves those games over OpenEnv (WebSocket /ws; HTTP /reset, /step, /state, /health, /schema)
       and prints one line, `listening http://<host>:<port>`, once it accepts connections.
+  python textworld_server.py smoke
+      makes one game in a scratch directory and plays a reset and one step on the environment the
+      server serves: the setup's proof that tw-make and the game engine work on this machine.
 
 The wire. Action {"action": "<command>"}. Observation {text, admissible_actions, won, lost, valid,
 truncated, score, max_score, task, task_id}, with OpenEnv's reward (the score gained by the step)
@@ -25,6 +28,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -234,6 +238,20 @@ def serve(games_dir: Path, host: str, port: int, max_envs: int) -> None:
     asyncio.run(run())
 
 
+def smoke() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        games_dir = Path(scratch)
+        make(games_dir, 1, 1234)
+        env = TextWorldEnvironment(games_dir, json.loads((games_dir / "games.json").read_text()))
+        opening = env.reset(seed=0)
+        command = opening.admissible_actions[0]
+        after = env.step(TextWorldAction(action=command))
+        env.close()
+        if not after.valid:
+            sys.exit(f"the game refused its own admissible command {command!r}: {after.text!r}")
+        print(f"made a game, reset it and played {command!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -246,9 +264,12 @@ def main() -> None:
     serving.add_argument("--host", default="127.0.0.1")
     serving.add_argument("--port", type=int, default=0)
     serving.add_argument("--max-envs", type=int, default=64)
+    commands.add_parser("smoke", help="make one game and play one step")
     args = parser.parse_args()
     if args.command == "make":
         make(args.dir, args.count, args.seed)
+    elif args.command == "smoke":
+        smoke()
     else:
         serve(args.dir, args.host, args.port, args.max_envs)
 

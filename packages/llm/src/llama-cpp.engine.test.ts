@@ -5,7 +5,7 @@
 // re-tokenization drift checked. The judge, stage 1's plans and `pilotrl eval` against the same
 // server are tested in apps/pilotrl/src/llama-cpp.engine.test.ts. Without the venv these tests skip
 // loudly, and fail when CI is set.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type LlamaCppServer,
   llamaCppReference,
@@ -26,6 +26,9 @@ describe.skipIf(!reference.run)('llama-cpp-python serving Gemma 3 270M', () => {
     expect(reference.installed, 'run packages/llm/reference/setup.sh first').toBe(true);
     server = await startLlamaCppServer(reference);
   });
+
+  // A server that died mid-test is named, with its exit signal and log, beside the refused requests.
+  afterEach(() => server?.assertAlive());
 
   afterAll(async () => {
     await server?.close();

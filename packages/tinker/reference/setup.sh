@@ -2,8 +2,9 @@
 # Creates or updates the Python environment of the real Tinker-compatible server that @pilotrl/tinker's
 # engine tests run against: SkyRL 0.4.0's `skyrl.tinker.api` with the JAX backend (CPU is enough), the
 # official `tinker` SDK it depends on, torch, aiohttp and uv, pinned in requirements.txt, in
-# .venv/tinker-reference. PyPI's Linux torch is the CUDA build: about 6 GB and a few minutes the first
-# time; then idempotent: a second run only checks, in seconds.
+# .venv/tinker-reference. PyPI's Linux torch is the CUDA build: about 6 GB, a minute with uv the first
+# time. It ends by training one step on a tiny Qwen3 through the server (smoke.py); a second run only
+# does that.
 #   packages/tinker/reference/setup.sh      (from any directory)
 # Needs Python 3.12 (SkyRL requires 3.12 or newer; tooling/reference-venv.sh stops at 3.12) and PyPI.
 # PYTHON=/path/to/python3.12 picks the interpreter; otherwise python3.12 on PATH or a pyenv 3.12.
@@ -23,6 +24,6 @@ if [[ -z "${PYTHON:-}" ]]; then
   exit 1
 fi
 export PYTHON
-REFERENCE_NOTE="PyPI's torch is the CUDA build: about 6 GB, a few minutes" \
+REFERENCE_NOTE="PyPI's torch is the CUDA build: about 6 GB" \
   exec "$here/../../../tooling/reference-venv.sh" tinker "$here/requirements.txt" \
-  -c 'import skyrl.tinker.api, skyrl.tinker.engine, tinker.proto.tinker_public_pb2, tokenizers, transformers, aiohttp, torch, shutil, sys; sys.exit(0 if shutil.which("uv", path=sys.prefix + "/bin") else 1)'
+  "$here/smoke.py"

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Datum, InvalidArgumentError, type LossFn } from '@pilotrl/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeTinyModel,
   startTinkerServer,
@@ -56,6 +56,9 @@ describe.skipIf(!reference.run)("SkyRL's Tinker server with a tiny Qwen3", () =>
     expect(reference.installed, 'run packages/tinker/reference/setup.sh first').toBe(true);
     server = await startTinkerServer(reference);
   });
+
+  // A server that died mid-test is named, with its exit signal and log, beside the refused requests.
+  afterEach(() => server?.assertAlive());
 
   afterAll(async () => {
     for (const p of open) p.close();

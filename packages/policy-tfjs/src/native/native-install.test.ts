@@ -94,13 +94,19 @@ describe('native install state', () => {
     );
   });
 
-  it('reports a missing binding and a binding built by another Node', () => {
+  it('reports a missing binding and a binding this Node cannot load', () => {
     const missing = fakePackage();
     rmSync(join(missing, 'lib'), { recursive: true });
     expect(nativeInstallState('cpu', missing)).toMatchObject({ state: 'damaged' });
-    const stale = nativeInstallState('cpu', fakePackage({ record: { nodeAbi: '83' } }));
+    const tooNew = Number(process.versions.napi) + 1;
+    const stale = nativeInstallState('cpu', fakePackage({ record: { napiVersion: tooNew } }));
     expect(stale.state).toBe('damaged');
-    expect(stale.state !== 'ready' && stale.reason).toMatch(/another Node \(ABI 83, this is \d+/);
+    expect(stale.state !== 'ready' && stale.reason).toMatch(new RegExp(`built for Node-API ${tooNew} `));
+  });
+
+  it('takes a binding built by another Node of the same Node-API (its ABI is stable)', () => {
+    const other = nativeInstallState('cpu', fakePackage({ record: { nodeAbi: '115' } }));
+    expect(other.state).toBe('ready');
   });
 });
 

@@ -143,10 +143,13 @@ export function nativeInstallState(variant: NativeVariant, packageDir: string | 
         };
       }
     }
-    if (record.nodeAbi !== process.versions.modules) {
+    // The binding speaks Node-API, whose ABI is stable: one built by Node 20 loads in Node 24 and 26,
+    // and only a Node older than the Node-API version it was built for cannot load it.
+    const napi = Number(process.versions.napi);
+    if (napi < record.napiVersion) {
       return {
         state: 'damaged',
-        reason: `${packageName}: its binding was built by another Node (ABI ${record.nodeAbi}, this is ${process.versions.modules}, Node ${process.version}); run ${setupCommand(variant, true)}`,
+        reason: `${packageName}: its binding was built for Node-API ${record.napiVersion} (by Node ABI ${record.nodeAbi}) and this Node ${process.version} has Node-API ${napi}; run ${setupCommand(variant, true)}`,
       };
     }
   }

@@ -139,6 +139,10 @@ async function runSetup(
   // TensorFlow opens CUDA libraries from $ORIGIN/../nvidia/<package>/lib at run time.
   for (const tree of cudaTrees) linkTree(join(tree, 'nvidia'), join(deps, 'nvidia'));
 
+  // The binding is compiled with tfjs-node's binding.gyp flags and node-gyp's defaults (-O3, no
+  // -march), so it runs on any x86-64 CPU; it is built into this install, never cached or shared
+  // between machines. The TensorFlow library is PyPI's prebuilt wheel, which picks its kernels for
+  // the CPU at run time.
   log('native TensorFlow: building the binding (node-gyp)');
   const napi = bindingNapiVersion(packageDir);
   const binding = bindingPath(packageDir);
