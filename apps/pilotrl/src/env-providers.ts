@@ -108,7 +108,9 @@ envProviders.register(ALFWORLD_ENV_ID, (options) => {
   const dataDir = typeof options.dataDir === 'string' ? options.dataDir : undefined;
   return {
     envId: ALFWORLD_ENV_ID,
-    createEnv: (envOptions) => createAlfworldEnv(envOptions),
+    // Trial ids are relative to the data directory, which the env resolves them under (never outside).
+    createEnv: (envOptions) =>
+      createAlfworldEnv(dataDir === undefined ? envOptions : { ...envOptions, dataDir }),
     view: alfworldStateView,
     hindsight: alfworldHindsight,
     planSteps: alfworldPlanSteps,

@@ -1,11 +1,13 @@
 // The ALFWorld TextEnv: plays generated tasks (`gen/<floorPlan>/<trial>`) or real game files, with
 // ALFWorld's observation text, admissible commands, `won`, and the step limit reported as truncated.
 
-import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import {
   type CopyableEnv,
   EnvError,
   type EnvInfo,
+  NotFoundError,
   parseOrThrow,
   type ResetOptions,
   resetOptionsSchema,
@@ -26,7 +28,11 @@ export const alfworldEnvConfigSchema = z.strictObject({
   maxSteps: z.number().int().positive().default(50),
   /** Grammar dialect of generated tasks and of problem files: `legacy` (json_2.1.1) or `current` (2.1.2+). */
   dialect: z.enum(['legacy', 'current']).default('legacy'),
-  /** Root of real ALFWorld data; task ids that are not `gen/...` are paths under it (or absolute paths). */
+  /**
+   * Root of real ALFWorld data: task ids that are not `gen/...` name a trial under it (a relative
+   * path such as `valid_seen/pick_and_place_simple-.../trial_...`). Ids never reach outside it; without
+   * it, only generated tasks are played.
+   */
   dataDir: z.string().optional(),
   /** Generated split used when `reset` gets only a seed (the seed is the task index). */
   split: z.enum(['train', 'valid_seen', 'valid_unseen']).default('train'),
@@ -158,17 +164,43 @@ export class AlfworldEnv implements CopyableEnv, StepChecks {
         taskType: scene.task.type,
       };
     } else {
-      const path =
-        this.config.dataDir !== undefined && !taskId.startsWith('/')
-          ? join(this.config.dataDir, taskId)
-          : taskId;
-      const loaded = loadGame(path, { dialect: this.config.dialect });
+      const loaded = loadGame(trialPath(this.config.dataDir, taskId), { dialect: this.config.dialect });
       entry = { engine: new GameEngine(loaded.game), task: loaded.task, taskType: loaded.taskType };
     }
     this.cache.set(taskId, entry);
     if (this.cache.size > this.config.cacheSize) this.cache.delete(this.cache.keys().next().value!);
     return entry;
   }
+}
+
+/**
+ * Where the trial `taskId` lies under `dataDir`, or `NotFoundError`: a task id is an id, never a path
+ * of the caller's choosing. Refused: any id without a data directory, an absolute path, a `..` or a
+ * symbolic link that leads outside the directory, and a NUL byte.
+ */
+export function trialPath(dataDir: string | undefined, taskId: string): string {
+  const shown = JSON.stringify(taskId.length > 80 ? `${taskId.slice(0, 80)}…` : taskId);
+  if (dataDir === undefined) {
+    throw new NotFoundError(
+      `unknown ALFWorld task id ${shown}: generated tasks are gen/<floorPlan>/<trial>; real trials need the env's dataDir`,
+    );
+  }
+  const outside = () =>
+    new NotFoundError(
+      `unknown ALFWorld task id ${shown}: a trial id is a relative path inside the data directory`,
+    );
+  if (taskId.includes('\0') || isAbsolute(taskId)) throw outside();
+  const within = (root: string, path: string) => {
+    const rest = relative(root, path);
+    return rest !== '' && !rest.startsWith('..') && !isAbsolute(rest);
+  };
+  const root = resolve(dataDir);
+  const path = resolve(root, taskId);
+  if (!within(root, path)) throw outside();
+  if (!existsSync(path))
+    throw new NotFoundError(`unknown ALFWorld task id ${shown}: no such trial in the data directory`);
+  if (!within(realpathSync(root), realpathSync(path))) throw outside();
+  return path;
 }
 
 /** Creates an ALFWorld env; `config` is validated (see `alfworldEnvConfigSchema`). */

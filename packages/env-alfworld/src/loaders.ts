@@ -1,7 +1,7 @@
 // Loaders of real ALFWorld data: a `game.tw-pddl` file, or an `initial_state.pddl` problem with
 // its `traj_data.json`, or a trial directory holding either. Bad files give a ParseError that names
 // the file, the line and the problem; a file over `MAX_GAME_FILE_BYTES` is refused before it is read.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ParseError } from '@pilotrl/core';
 import { z } from 'zod';
@@ -39,26 +39,47 @@ const trajDataSchema = z.looseObject({
   }),
 });
 
+/**
+ * The file's text, read under the size cap from what it is when opened: only a regular file (a
+ * FIFO, a device such as /dev/zero or a directory is refused, without blocking: the open does not
+ * wait for a FIFO's writer), and never more than `MAX_GAME_FILE_BYTES` + 1 bytes.
+ */
 function readText(path: string): string {
   const unreadable = (error: unknown) =>
     new ParseError(path, undefined, `cannot read the file (${(error as Error).message})`, { cause: error });
-  let bytes: number;
+  let fd: number;
   try {
-    bytes = statSync(path).size;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
     throw unreadable(error);
   }
-  if (bytes > MAX_GAME_FILE_BYTES) {
-    throw new ParseError(
-      path,
-      undefined,
-      `file is ${bytes} bytes; the limit is ${MAX_GAME_FILE_BYTES} (MAX_GAME_FILE_BYTES)`,
-    );
-  }
   try {
-    return readFileSync(path, 'utf8');
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new ParseError(path, undefined, 'not a regular file');
+    if (stat.size > MAX_GAME_FILE_BYTES) {
+      throw new ParseError(
+        path,
+        undefined,
+        `file is ${stat.size} bytes; the limit is ${MAX_GAME_FILE_BYTES} (MAX_GAME_FILE_BYTES)`,
+      );
+    }
+    const buffer = Buffer.alloc(Math.min(stat.size, MAX_GAME_FILE_BYTES) + 1);
+    let read = 0;
+    for (;;) {
+      const got = readSync(fd, buffer, read, buffer.length - read, null);
+      if (got === 0) break;
+      read += got;
+      if (read > MAX_GAME_FILE_BYTES) {
+        throw new ParseError(path, undefined, `file grew past the limit of ${MAX_GAME_FILE_BYTES} bytes`);
+      }
+      if (read === buffer.length) break;
+    }
+    return buffer.subarray(0, read).toString('utf8');
   } catch (error) {
+    if (ParseError.isInstance(error)) throw error;
     throw unreadable(error);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -26,16 +26,29 @@ describe('every dialect', () => {
     expect(await api.get(`${prefix}/`)).toEqual({ status: 200, json: greeting });
   });
 
-  it('counts ids up from 0 per dialect, refuses unknown ids and closed ones with HTTP 200', async () => {
+  it('gives random integer ids, refuses unknown ids and closed ones with HTTP 200', async () => {
     const first = (await api.postJson('/babyai/create')).id as number;
-    expect((await api.postJson('/babyai/create')).id).toBe(first + 1);
-    expect(await api.post('/babyai/step', { id: 9999, action: 'turn left' })).toEqual({
+    const second = (await api.postJson('/babyai/create')).id as number;
+    expect(Number.isSafeInteger(first) && Number.isSafeInteger(second) && first !== second).toBe(true);
+    expect(first).toBeGreaterThanOrEqual(0);
+    const unknown = first === 9999 ? 9998 : 9999;
+    expect(await api.post('/babyai/step', { id: unknown, action: 'turn left' })).toEqual({
       status: 200,
-      text: '{"error":"The id 9999 is not valid."}',
+      text: `{"error":"The id ${unknown} is not valid."}`,
     });
     expect(await api.postJson('/babyai/close', { id: first })).toBe(true);
     const afterClose = await api.postJson('/babyai/reset', { id: first, data_idx: 0 });
     expect(afterClose.error).toMatch(/^The task with environment \d+ has been deleted: it was closed\.$/);
+  });
+
+  it("answers a session's id only to the client that created it: to another it is not valid", async () => {
+    const { id } = await api.postJson('/maze/create');
+    await api.postJson('/maze/reset', { id, game: 0 });
+    const notValid = { error: `The id ${id} is not valid.` };
+    expect(await api.postFrom('127.0.0.2', '/maze/step', { id, action: 'move up' })).toEqual(notValid);
+    expect(await api.postFrom('127.0.0.2', '/maze/close', { id })).toEqual(notValid);
+    expect(await api.postJson('/maze/step', { id, action: 'move up' })).toHaveProperty('observation');
+    expect(await api.postJson('/maze/close', { id })).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 // Test helpers: the five paper envs as ServedEnv entries, a server on an ephemeral port of
 // 127.0.0.1, and small clients for both protocols.
+import { request as httpRequest } from 'node:http';
 import { createAlfworldEnv, createGeneratedTaskSource } from '@pilotrl/env-alfworld';
 import { babyaiTasks, createBabyaiEnv } from '@pilotrl/env-babyai';
 import { createMazeEnv, mazeTasks } from '@pilotrl/env-maze';
@@ -28,11 +29,24 @@ export async function startServer(options: Partial<EnvServerOptions> = {}) {
     return { status: response.status, text: await response.text() };
   };
   const postJson = async (path: string, body?: unknown) => JSON.parse((await post(path, body)).text);
+  /** A POST from another client: another loopback address (127.0.0.2) as the connection's source. */
+  const postFrom = (localAddress: string, path: string, body?: unknown) =>
+    new Promise<unknown>((resolve, reject) => {
+      const request = httpRequest(url + path, { method: 'POST', localAddress }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve(JSON.parse(text)));
+      });
+      request.on('error', reject);
+      request.end(body === undefined ? undefined : JSON.stringify(body));
+    });
   const get = async (path: string) => {
     const response = await fetch(url + path);
     return { status: response.status, json: JSON.parse(await response.text()) as unknown };
   };
-  return { server, url, post, postJson, get };
+  return { server, url, post, postJson, postFrom, get };
 }
 
 /** An OpenEnv WebSocket reply, typed loosely for tests that read it field by field. */

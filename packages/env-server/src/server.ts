@@ -1,20 +1,32 @@
 // One Node process serving envs to Python trainers: OpenEnv (WebSocket and HTTP) at
 // `/openenv/<envId>/...` (and at the root when one env is served, so `GenericEnvClient(base_url)`
 // works unchanged), and AgentGym's dialects at `/<dialect>/...`, all over one session pool.
+// Every request, upgrades included, passes the request guard first (Host, Origin, optional bearer
+// token: @pilotrl/http-guard), and every connection counts against caps in total and per client.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
+import { InvalidArgumentError, PilotRLError, parseOrThrow } from '@pilotrl/core';
+import {
+  BodyTooLargeError,
+  capConnections,
+  parseRequest,
+  RequestGuard,
+  type RequestGuardOptions,
+  readBody,
+  refuseUpgrade,
+} from '@pilotrl/http-guard';
 import { WebSocketServer } from 'ws';
 import { agentgymDialects } from './agentgym/dialects';
 import { AgentGymRuntime } from './agentgym/runtime';
-import { BodyTooLargeError, parseJson, parseRequest, readBody, sendJson } from './http-io';
+import { parseJson, sendJson } from './http-io';
 import { ServerMetrics } from './metrics';
 import type { OpenEnvContext } from './openenv/context';
 import { openEnvHttp } from './openenv/http-routes';
 import { acceptOpenEnvSocket } from './openenv/socket';
 import { type EnvServerLimits, envServerLimitsSchema } from './options';
+import { publicMessage, quoted, type ServerLog, stderrLog } from './public-error';
 import { envReward, type ServedEnv, type StepReward } from './served-env';
 import { SessionPool } from './sessions';
 
@@ -24,6 +36,10 @@ export interface EnvServerOptions {
   limits?: EnvServerLimits;
   /** The reward OpenEnv reports per step (default: the env's own). */
   reward?: StepReward;
+  /** Who may call: allowed Host names and Origins, and the bearer token (none by default). */
+  security?: RequestGuardOptions;
+  /** Where internal errors go, with their causes, instead of into answers (default stderr). */
+  log?: ServerLog;
   /** The clock of idle reaping and metrics, in ms (tests pass their own). */
   now?: () => number;
 }
@@ -31,24 +47,37 @@ export interface EnvServerOptions {
 export interface EnvServer {
   /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8000`. */
   listen(port?: number, host?: string): Promise<string>;
-  /** Stops accepting, closes every session and connection. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets requests in flight finish for up to `timeoutMs` (default 0),
+   * closes every WebSocket with a close frame (1001, going away) and every session, then cuts the
+   * connections left.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
   /** Closes the sessions idle past the limit now (the server also does it on a timer). */
   reapIdle(): Promise<number>;
   /** What `GET /metrics` answers. */
   metrics(): ReturnType<ServerMetrics['snapshot']>;
+  /** Connections open now, and refused so far for being over a cap. */
+  connections(): { open: number; refused: number };
   /** The routes served, for logs: OpenEnv bases and AgentGym prefixes. */
   readonly routes: { openenv: string[]; agentgym: string[] };
 }
 
 /** A request body that is not JSON or is too large; its status is OpenEnv's (AgentGym answers 200). */
-class BadBodyError extends Error {
+class BadBodyError extends PilotRLError {
+  static override readonly errorName = 'BadBodyError';
   constructor(
     message: string,
     readonly status: number,
   ) {
     super(message);
   }
+}
+
+/** The client a request or connection comes from: its address, IPv4 ones without the IPv6 prefix. */
+function clientOf(request: IncomingMessage): string {
+  const address = request.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 const version = (): string =>
@@ -66,6 +95,8 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
   if (duplicate !== undefined)
     throw new InvalidArgumentError(`env server: env "${duplicate}" is given twice`);
   const now = options.now ?? Date.now;
+  const log = options.log ?? stderrLog;
+  const guard = new RequestGuard(options.security ?? {});
   const metrics = new ServerMetrics(now);
   const pool = new SessionPool(limits, metrics, now);
   const packageVersion = version();
@@ -73,7 +104,7 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
   const openenv = new Map<string, OpenEnvContext>(
     options.envs.map((served) => [
       served.envId,
-      { served, pool, metrics, limits, reward: options.reward ?? envReward },
+      { served, pool, metrics, limits, reward: options.reward ?? envReward, log },
     ]),
   );
   const single = options.envs.length === 1 ? openenv.get(options.envs[0]!.envId) : undefined;
@@ -81,7 +112,7 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
   for (const served of options.envs) {
     const dialect = agentgymDialects.get(served.envId);
     if (dialect !== undefined)
-      dialects.set(dialect.name, new AgentGymRuntime({ dialect, served, pool, metrics, limits }));
+      dialects.set(dialect.name, new AgentGymRuntime({ dialect, served, pool, metrics, limits, log }));
   }
   const routes = {
     openenv: [...(single === undefined ? [] : ['/']), ...ids.map((id) => `/openenv/${id}`)],
@@ -103,7 +134,21 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
   };
 
   async function route(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
-    const { method, path, query } = parseRequest(request);
+    const refused = guard.check(request);
+    if (refused !== undefined) {
+      metrics.error(refused.reason);
+      return { status: refused.status, body: { detail: refused.message } };
+    }
+    const parsed = parseRequest(request);
+    if (parsed === undefined) {
+      metrics.error('bad_request_target');
+      return {
+        status: 400,
+        body: { detail: 'The request target is not a path such as /openenv/<env>/reset' },
+      };
+    }
+    const { method, path, query } = parsed;
+    const client = clientOf(request);
     const body = () => readJson(request);
     if (method === 'GET' && path === '/metrics') return { status: 200, body: snapshot() };
     if (method === 'GET' && path === '/health') return { status: 200, body: { status: 'healthy' } };
@@ -126,6 +171,7 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
           openenvTarget.sub,
           body,
           packageVersion,
+          client,
         );
         if (reply !== undefined) return reply;
       } catch (error) {
@@ -139,14 +185,14 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
     const runtime = dialects.get(first);
     if (runtime !== undefined) {
       const sub = path.slice(first.length + 1);
-      const reply = await runtime.handle(method, sub, query, body);
+      const reply = await runtime.handle(method, sub, query, body, client);
       if (reply !== undefined) return { status: 200, body: reply };
     }
     metrics.error('no_route');
     return {
       status: 404,
       body: {
-        detail: `No route ${method} ${path}; OpenEnv at ${routes.openenv.join(', ')} (ws, reset, step, state, health, schema, metadata), AgentGym at ${routes.agentgym.join(', ') || '(none)'}`,
+        detail: `No route ${method.slice(0, 16)} ${quoted(path)}; OpenEnv at ${routes.openenv.join(', ')} (ws, reset, step, state, health, schema, metadata), AgentGym at ${routes.agentgym.join(', ') || '(none)'}`,
       },
     };
   }
@@ -159,32 +205,66 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
       .then(({ status, body }) => sendJson(response, status, body))
       .catch((error: unknown) => {
         metrics.error('internal');
-        sendJson(response, 500, { detail: `Internal error: ${(error as Error)?.message ?? String(error)}` });
+        sendJson(response, 500, { detail: publicMessage(error, log, 'the request') });
       });
   });
   // Trainers keep connections alive across a round of model generation, and a burst of resets can
   // keep the server from reading a socket's next request for seconds: Node's 5 s default would drop
-  // such sockets under the client (ECONNRESET on its next request).
+  // such sockets under the client (ECONNRESET on its next request). Headers and bodies that trickle
+  // in are cut sooner, and connections are capped, so slow clients cannot hold the server.
   http.keepAliveTimeout = KEEP_ALIVE_MS;
-  http.headersTimeout = KEEP_ALIVE_MS + 5_000;
-  // A frame far over the limit is cut by `ws` itself (close code 1009); one a little over is
-  // answered with an error message, so a client sees why.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes * 4 });
+  http.headersTimeout = limits.headersTimeoutMs;
+  http.requestTimeout = limits.requestTimeoutMs;
+  const connections = capConnections(http, {
+    maxConnections: limits.maxConnections,
+    maxConnectionsPerClient: limits.maxConnectionsPerClient,
+  });
+  // A message far over the limit is cut by `ws` itself (close code 1009) before it is buffered whole,
+  // fragmented or not; one up to 64 KiB over is answered with an error message, so a client sees why.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes + 65_536 });
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const { path } = parseRequest(request);
-    const match = /^\/openenv\/([^/]+)\/ws$/.exec(path);
-    const context = match !== null ? openenv.get(match[1]!) : path === '/ws' ? single : undefined;
-    if (context === undefined) {
-      metrics.error('no_route');
-      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    try {
+      upgrade(request, socket, head);
+    } catch (error) {
+      metrics.error('internal');
+      log(`env-server: upgrade: ${(error as Error)?.stack ?? String(error)}`);
+      socket.destroy();
+    }
+  });
+  function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const refused = guard.check(request);
+    if (refused !== undefined) {
+      metrics.error(refused.reason);
+      refuseUpgrade(socket, refused.status, refused.message);
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => acceptOpenEnvSocket(ws, context));
-  });
+    const parsed = parseRequest(request);
+    if (parsed === undefined) {
+      metrics.error('bad_request_target');
+      refuseUpgrade(socket, 400, 'The request target is not a path such as /openenv/<env>/ws');
+      return;
+    }
+    const match = /^\/openenv\/([^/]+)\/ws$/.exec(parsed.path);
+    const context = match !== null ? openenv.get(match[1]!) : parsed.path === '/ws' ? single : undefined;
+    if (context === undefined) {
+      metrics.error('no_route');
+      refuseUpgrade(socket, 404, `No WebSocket at ${quoted(parsed.path)}; OpenEnv's is <base>/ws`);
+      return;
+    }
+    if (closing) {
+      refuseUpgrade(socket, 503, 'The server is shutting down');
+      return;
+    }
+    const client = clientOf(request);
+    sockets.handleUpgrade(request, socket, head, (ws) => acceptOpenEnvSocket(ws, context, client));
+  }
+  let closing = false;
 
   return {
     routes,
     listen(port = 0, host = '127.0.0.1') {
+      guard.allowHost(host);
       return new Promise((resolve, reject) => {
         http.once('error', reject);
         http.listen(port, host, () => {
@@ -195,16 +275,27 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
         });
       });
     },
-    async close() {
+    async close({ timeoutMs = 0 } = {}) {
+      closing = true;
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      // Requests in flight get up to `timeoutMs` to be answered; their connections then close.
+      await Promise.race([stopped, new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      for (const client of sockets.clients) client.close(1001, 'server shutting down');
+      await Promise.race([
+        Promise.all(
+          [...sockets.clients].map((client) => new Promise<void>((resolve) => client.once('close', resolve))),
+        ),
+        new Promise<void>((resolve) => setTimeout(resolve, Math.min(1000, timeoutMs + 100)).unref()),
+      ]);
       for (const client of sockets.clients) client.terminate();
       sockets.close();
       await pool.closeAll();
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+      http.closeAllConnections();
+      await stopped;
     },
     reapIdle: () => pool.reapIdle(),
     metrics: snapshot,
+    connections: () => ({ open: connections.open(), refused: connections.refused() }),
   };
 }

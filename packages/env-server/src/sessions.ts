@@ -1,20 +1,21 @@
-// The sessions of every protocol in one pool: one cap over all of them, an idle reaper, one call at
-// a time per session under a deadline, and a bounded memory of closed ids so that a late request
-// hears why its session is gone.
+// The sessions of every protocol in one pool: one cap over all of them and one per client, an idle
+// reaper, one call at a time per session under a deadline, and a bounded memory of closed ids so that
+// a late request hears why its session is gone.
 import { PilotRLError, type TextEnv, TimeoutError } from '@pilotrl/core';
 import type { ServerMetrics } from './metrics';
 import type { ResolvedLimits } from './options';
 
-/** The pool is full; `open` and `max` say how full. */
+/** The pool, or the client's share of it, is full; `open` and `max` say how full. */
 export class SessionLimitError extends PilotRLError {
   static override readonly errorName = 'SessionLimitError';
   constructor(
     readonly open: number,
     readonly max: number,
     idleTimeoutMs: number,
+    whose: 'server' | 'client' = 'server',
   ) {
     super(
-      `The server has ${open} of ${max} sessions open; close one you no longer need, or wait for idle ones ` +
+      `${whose === 'server' ? 'The server has' : 'This client has'} ${open} of ${max} sessions open; close one you no longer need, or wait for idle ones ` +
         `to be closed (after ${idleTimeoutMs / 1000} s without a request), then try again`,
     );
   }
@@ -30,6 +31,8 @@ export type CloseReason = 'closed' | 'reaped' | 'timed out' | 'disconnected';
 export interface Session<State> {
   readonly key: string;
   readonly protocol: string;
+  /** Who opened it (the client's address): its requests alone reach the session. */
+  readonly client: string;
   /** The env, made at the first reset (AgentGym's `/create` must stay cheap). */
   env: TextEnv | undefined;
   /** What the protocol keeps for this session. */
@@ -42,6 +45,7 @@ export interface Session<State> {
 
 export class SessionPool {
   private readonly sessions = new Map<string, Session<unknown>>();
+  private readonly perClient = new Map<string, number>();
   private readonly gone = new Map<string, CloseReason>();
   private readonly timer: NodeJS.Timeout;
 
@@ -68,15 +72,27 @@ export class SessionPool {
     return counts;
   }
 
-  /** Opens a session, or throws `SessionLimitError` when the pool is full. */
-  open<State>(protocol: string, key: string, state: State): Session<State> {
+  /** Opens a session for `client`, or throws `SessionLimitError` when the pool or its share is full. */
+  open<State>(protocol: string, key: string, state: State, client: string): Session<State> {
     if (this.sessions.size >= this.limits.maxSessions) {
       this.metrics.refused += 1;
       throw new SessionLimitError(this.sessions.size, this.limits.maxSessions, this.limits.idleTimeoutMs);
     }
+    const mine = this.perClient.get(client) ?? 0;
+    if (mine >= this.limits.maxSessionsPerClient) {
+      this.metrics.refused += 1;
+      throw new SessionLimitError(
+        mine,
+        this.limits.maxSessionsPerClient,
+        this.limits.idleTimeoutMs,
+        'client',
+      );
+    }
+    this.perClient.set(client, mine + 1);
     const session: Session<State> = {
       key,
       protocol,
+      client,
       env: undefined,
       state,
       lastActive: this.now(),
@@ -139,6 +155,9 @@ export class SessionPool {
     const session = this.sessions.get(key);
     if (session === undefined) return false;
     this.sessions.delete(key);
+    const left = (this.perClient.get(session.client) ?? 1) - 1;
+    if (left === 0) this.perClient.delete(session.client);
+    else this.perClient.set(session.client, left);
     this.remember(key, reason);
     if (reason === 'reaped') this.metrics.reaped += 1;
     else this.metrics.closed += 1;

@@ -42,8 +42,11 @@ export interface AgentGymDialect {
   resetReply(session: DialectSession, body: ResetBody, result: StepResult): unknown;
   /** `/step`'s reply; it also brings `session.info` and `session.observation` up to date. */
   stepReply(session: DialectSession, result: StepResult, action: string): unknown;
-  /** Whether `/create` resets the env at once (TextCraft resets with `data_idx = id`). */
-  readonly resetsAtCreate?: (id: number) => ResetBody;
+  /**
+   * Whether `/create` resets the env at once, given the session's id and how many sessions were
+   * created before it (the original's id: TextCraft resets with `data_idx` = that count).
+   */
+  readonly resetsAtCreate?: (id: number, index: number) => ResetBody;
   /** `/create`'s reply when it differs from `{id}` (TextCraft). */
   createReply?(session: DialectSession): unknown;
   /** Answers of the dialect's own GET routes, keyed by route name (`available_actions`, ...). */

@@ -1,12 +1,17 @@
-// The machinery every AgentGym dialect shares: `/create` allocates the next integer id (cheap: the
-// env is made at the first reset), ids are checked with the original servers' messages, every call
-// runs under the pool's deadline, and every problem is HTTP 200 with `{"error": "<message>"}` (the
-// clients assert 200 and read `error`), including bodies that are not JSON or lack a field, which
-// FastAPI would have answered 422.
+// The machinery every AgentGym dialect shares: `/create` allocates an integer id (cheap: the env is
+// made at the first reset), ids are checked with the original servers' messages, every call runs
+// under the pool's deadline, and every problem is HTTP 200 with `{"error": "<message>"}` (the clients
+// assert 200 and read `error`), including bodies that are not JSON or lack a field, which FastAPI
+// would have answered 422.
+// Our departure: the originals count ids up from 0, so any client can reach any other's episode by
+// counting. Ours are random integers below 2^48, and a session answers only the client (address)
+// that created it; to any other its id is "not valid", as an id never given out.
+import { randomInt } from 'node:crypto';
 import { describeIssues, PilotRLError } from '@pilotrl/core';
 import { z } from 'zod';
 import type { ServerMetrics } from '../metrics';
 import type { ResolvedLimits } from '../options';
+import { publicMessage, type ServerLog } from '../public-error';
 import type { ServedEnv } from '../served-env';
 import { goneReason, type Session, SessionLimitError, type SessionPool } from '../sessions';
 import type { AgentGymDialect, DialectSession, ResetBody } from './dialect';
@@ -25,59 +30,81 @@ export interface DialectContext {
   readonly pool: SessionPool;
   readonly metrics: ServerMetrics;
   readonly limits: ResolvedLimits;
+  readonly log: ServerLog;
 }
 
+/** Ids are drawn below this (crypto.randomInt's bound): exact as JSON numbers, unguessable by counting. */
+const ID_BOUND = 2 ** 48 - 1;
+
 export class AgentGymRuntime {
-  private nextId = 0;
+  /** Sessions created so far: the originals' id, which TextCraft's `/create` plays as its task index. */
+  private created = 0;
   readonly protocol: string;
 
   constructor(readonly context: DialectContext) {
     this.protocol = `agentgym/${context.dialect.name}`;
   }
 
-  /** Answers `method route` (route without the prefix, e.g. `/step`); undefined for no such route. */
-  async handle(method: string, route: string, query: URLSearchParams, body: () => Promise<unknown>) {
+  /**
+   * Answers `method route` (route without the prefix, e.g. `/step`) for `client`; undefined for no
+   * such route.
+   */
+  async handle(
+    method: string,
+    route: string,
+    query: URLSearchParams,
+    body: () => Promise<unknown>,
+    client: string,
+  ) {
     const { dialect } = this.context;
     const name = route.replace(/^\//, '');
     try {
       if (method === 'GET' && name === '') return dialect.health;
-      if (method === 'POST' && name === 'create') return await this.create();
+      if (method === 'POST' && name === 'create') return await this.create(client);
       if (method === 'POST' && name === 'reset')
-        return await this.reset(parse(dialect.resetBody, await body(), name));
-      if (method === 'POST' && name === 'step') return await this.step(parse(stepBody, await body(), name));
+        return await this.reset(parse(dialect.resetBody, await body(), name), client);
+      if (method === 'POST' && name === 'step')
+        return await this.step(parse(stepBody, await body(), name), client);
       if (method === 'POST' && name === 'close')
-        return await this.close(parse(idBody, await body(), name).id);
-      if (method === 'GET' && dialect.getRoutes.includes(name)) return await this.get(name, query);
+        return await this.close(parse(idBody, await body(), name).id, client);
+      if (method === 'GET' && dialect.getRoutes.includes(name)) return await this.get(name, query, client);
       return undefined;
     } catch (error) {
-      this.context.metrics.error(`agentgym_${name}_error`);
-      return { error: error instanceof Error ? error.message : String(error) };
+      this.context.metrics.error(`agentgym_${name.slice(0, 32)}_error`);
+      return { error: publicMessage(error, this.context.log, `/${dialect.name}/${name}`) };
     }
   }
 
   private key = (id: number) => `${this.protocol}/${id}`;
 
-  private async create(): Promise<unknown> {
+  private async create(client: string): Promise<unknown> {
     const { dialect, pool } = this.context;
-    const id = this.nextId;
+    let id = randomInt(ID_BOUND);
+    while (!('gone' in pool.find(this.key(id)))) id = randomInt(ID_BOUND);
     let session: Session<DialectSession>;
     try {
-      session = pool.open<DialectSession>(this.protocol, this.key(id), {
-        id,
-        info: dialect.initialInfo(),
-        started: false,
-        done: false,
-        observation: '',
-        last: undefined,
-      });
+      session = pool.open<DialectSession>(
+        this.protocol,
+        this.key(id),
+        {
+          id,
+          info: dialect.initialInfo(),
+          started: false,
+          done: false,
+          observation: '',
+          last: undefined,
+        },
+        client,
+      );
     } catch (error) {
       if (SessionLimitError.isInstance(error)) throw new AgentGymError((error as Error).message);
       throw error;
     }
-    this.nextId += 1;
+    const index = this.created;
+    this.created += 1;
     if (dialect.resetsAtCreate !== undefined) {
       try {
-        await this.play(session, dialect.resetsAtCreate(id));
+        await this.play(session, dialect.resetsAtCreate(id, index));
       } catch (error) {
         await pool.close(session.key, 'closed');
         throw error;
@@ -86,12 +113,15 @@ export class AgentGymRuntime {
     return dialect.createReply?.(session.state) ?? { id };
   }
 
-  /** The open session `id`, or AgentGym's error for it (`_check_id`). */
-  private check(id: number, isReset = false): Session<DialectSession> {
+  /** The open session `id` of `client`, or AgentGym's error for it (`_check_id`). */
+  private check(id: number, client: string, isReset = false): Session<DialectSession> {
     const found = this.context.pool.find<DialectSession>(this.key(id));
+    if (!('gone' in found) && found.client !== client) {
+      this.context.metrics.error('agentgym_foreign_id');
+      throw new AgentGymError(`The id ${id} is not valid.`);
+    }
     if ('gone' in found) {
-      if (found.gone === 'unknown' || id >= this.nextId || id < 0)
-        throw new AgentGymError(`The id ${id} is not valid.`);
+      if (found.gone === 'unknown') throw new AgentGymError(`The id ${id} is not valid.`);
       throw new AgentGymError(
         `The task with environment ${id} has been deleted: ${goneReason(found.gone, this.context.limits.idleTimeoutMs)}.`,
       );
@@ -102,8 +132,8 @@ export class AgentGymRuntime {
     return found;
   }
 
-  private async reset(body: ResetBody): Promise<unknown> {
-    return this.play(this.check(body.id, true), body);
+  private async reset(body: ResetBody, client: string): Promise<unknown> {
+    return this.play(this.check(body.id, client, true), body);
   }
 
   private async play(session: Session<DialectSession>, body: ResetBody): Promise<unknown> {
@@ -119,9 +149,9 @@ export class AgentGymRuntime {
     return reply;
   }
 
-  private async step({ id, action }: { id: number; action: string }): Promise<unknown> {
+  private async step({ id, action }: { id: number; action: string }, client: string): Promise<unknown> {
     const { dialect, pool, metrics } = this.context;
-    const session = this.check(id);
+    const session = this.check(id, client);
     const env = session.env;
     if (!session.state.started || env === undefined) {
       throw new AgentGymError(
@@ -138,12 +168,12 @@ export class AgentGymRuntime {
     return reply;
   }
 
-  private async close(id: number): Promise<boolean> {
-    this.check(id, true);
+  private async close(id: number, client: string): Promise<boolean> {
+    this.check(id, client, true);
     return this.context.pool.close(this.key(id), 'closed');
   }
 
-  private async get(route: string, query: URLSearchParams): Promise<unknown> {
+  private async get(route: string, query: URLSearchParams, client: string): Promise<unknown> {
     const { dialect, served } = this.context;
     if (dialect.idFreeRoutes?.includes(route)) return dialect.getReply?.(route, undefined, served);
     const raw = query.get('id');
@@ -153,7 +183,7 @@ export class AgentGymRuntime {
       );
     }
     // As in the originals, these too are refused once the task has finished.
-    const session = this.check(Number(raw));
+    const session = this.check(Number(raw), client);
     this.context.pool.touch(session);
     if (route === 'observation' && dialect.getReply === undefined) return session.state.observation;
     if (route === 'detail') return session.state.info;

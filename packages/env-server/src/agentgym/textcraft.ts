@@ -15,7 +15,7 @@ export const textcraftDialect: AgentGymDialect = {
   getRoutes: ['observation', 'detail'],
   initialInfo: () => ({ observation: '', done: false, reward: 0, deleted: false }),
   resetBody: z.object({ id: z.number().int(), data_idx: z.number().int().nonnegative().default(0) }),
-  resetsAtCreate: (id) => ({ id, data_idx: id }),
+  resetsAtCreate: (id, index) => ({ id, data_idx: index }),
   async resetOptions(body) {
     return { seed: body.data_idx as number };
   },

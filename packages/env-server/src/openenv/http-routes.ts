@@ -10,6 +10,7 @@ import {
   TimeoutError,
 } from '@pilotrl/core';
 import { z } from 'zod';
+import { publicMessage } from '../public-error';
 import { SessionLimitError } from '../sessions';
 import type { OpenEnvContext } from './context';
 import { resetEpisode, stateOf, stepEpisode } from './episode';
@@ -35,6 +36,7 @@ export async function openEnvHttp(
   path: string,
   body: () => Promise<unknown>,
   version: string,
+  client: string,
 ): Promise<HttpReply | undefined> {
   const { served } = context;
   const route = `${method} ${path}`;
@@ -61,13 +63,18 @@ export async function openEnvHttp(
       return { status: 200, body: stateOf(served.envId, undefined) };
     case 'POST /reset':
     case 'POST /step':
-      return play(context, path === '/reset', await body());
+      return play(context, path === '/reset', await body(), client);
     default:
       return undefined;
   }
 }
 
-async function play(context: OpenEnvContext, resetOnly: boolean, json: unknown): Promise<HttpReply> {
+async function play(
+  context: OpenEnvContext,
+  resetOnly: boolean,
+  json: unknown,
+  client: string,
+): Promise<HttpReply> {
   const { pool, served, metrics } = context;
   const parsed = (resetOnly ? openEnvResetSchema : stepBodySchema).safeParse(json ?? {});
   if (!parsed.success) {
@@ -77,7 +84,7 @@ async function play(context: OpenEnvContext, resetOnly: boolean, json: unknown):
   }
   let session: ReturnType<typeof pool.open<undefined>> | undefined;
   try {
-    session = pool.open('openenv-http', `openenv-http/${crypto.randomUUID()}`, undefined);
+    session = pool.open('openenv-http', `openenv-http/${crypto.randomUUID()}`, undefined, client);
     const env = served.createEnv();
     session.env = env;
     const reply = await pool.run(session, resetOnly ? 'reset' : 'step', async () => {
@@ -89,7 +96,7 @@ async function play(context: OpenEnvContext, resetOnly: boolean, json: unknown):
     if (!resetOnly) metrics.step();
     return { status: 200, body: reply };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = publicMessage(error, context.log, resetOnly ? 'reset' : 'step');
     if (SessionLimitError.isInstance(error)) return detail(503, message);
     metrics.error('openenv_http_execution_error');
     if (TimeoutError.isInstance(error)) return detail(504, message);

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { describeIssues, PilotRLError, TimeoutError } from '@pilotrl/core';
 import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
+import { publicMessage, quoted } from '../public-error';
 import { goneReason, type Session, SessionLimitError } from '../sessions';
 import type { OpenEnvContext } from './context';
 import { type OpenEnvEpisode, resetEpisode, stateOf, stepEpisode } from './episode';
@@ -17,10 +18,17 @@ interface SocketState {
   episode: OpenEnvEpisode | undefined;
 }
 
-export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext): void {
+export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext, client: string): void {
   const { pool, served, metrics, limits } = context;
   const send = (reply: unknown) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(reply));
+    if (socket.readyState !== socket.OPEN) return;
+    // A client that does not read its replies is cut, rather than held in memory without bound.
+    if (socket.bufferedAmount > limits.maxUnreadBytes) {
+      metrics.error('openenv_unread_replies');
+      socket.terminate();
+      return;
+    }
+    socket.send(JSON.stringify(reply));
   };
   const fail = (message: string, code: OpenEnvErrorCode, extra?: Record<string, unknown>) => {
     metrics.error(`openenv_${code.toLowerCase()}`);
@@ -29,14 +37,14 @@ export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext):
 
   let session: Session<SocketState>;
   try {
-    session = pool.open<SocketState>('openenv', `openenv/${randomUUID()}`, { episode: undefined });
+    session = pool.open<SocketState>('openenv', `openenv/${randomUUID()}`, { episode: undefined }, client);
     session.env = served.createEnv();
   } catch (error) {
     if (SessionLimitError.isInstance(error)) {
       const full = error as SessionLimitError;
       fail(full.message, 'CAPACITY_REACHED', { active_sessions: full.open, max_sessions: full.max });
     } else {
-      fail(`${served.envId}: could not create the env: ${(error as Error).message}`, 'SESSION_ERROR');
+      fail(`${served.envId}: ${publicMessage(error, context.log, 'creating the env')}`, 'SESSION_ERROR');
     }
     socket.close(1013, 'no session');
     return;
@@ -66,7 +74,26 @@ export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext):
         queued -= 1;
       });
   });
-  socket.on('close', () => void pool.close(session.key, 'disconnected'));
+  // A half-open socket (a client gone without a FIN) answers no ping: it is cut, and its session
+  // freed, within two heartbeats instead of at the idle reap.
+  let answered = true;
+  socket.on('pong', () => {
+    answered = true;
+  });
+  const heartbeat = setInterval(() => {
+    if (!answered) {
+      metrics.error('openenv_heartbeat_lost');
+      socket.terminate();
+      return;
+    }
+    answered = false;
+    socket.ping();
+  }, limits.heartbeatMs);
+  heartbeat.unref();
+  socket.on('close', () => {
+    clearInterval(heartbeat);
+    void pool.close(session.key, 'disconnected');
+  });
   socket.on('error', () => socket.terminate());
 
   const parse = <S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> | undefined => {
@@ -89,7 +116,7 @@ export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext):
     try {
       message = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      fail(`Invalid JSON: ${(error as Error).message}`, 'INVALID_JSON');
+      fail(`Invalid JSON: ${(error as Error).message.slice(0, 200)}`, 'INVALID_JSON');
       return;
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
@@ -139,11 +166,10 @@ export function acceptOpenEnvSocket(socket: WebSocket, context: OpenEnvContext):
           socket.close(1000, 'closed');
           return;
         default:
-          fail(`Unknown message type: ${String(type)}; use reset, step, state or close`, 'UNKNOWN_TYPE');
+          fail(`Unknown message type ${quoted(type)}; use reset, step, state or close`, 'UNKNOWN_TYPE');
       }
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      fail(message, 'EXECUTION_ERROR');
+      fail(publicMessage(error, context.log, typeof type === 'string' ? type : 'message'), 'EXECUTION_ERROR');
       if (TimeoutError.isInstance(error)) socket.close(1011, 'step deadline');
       else if (!PilotRLError.isInstance(error)) metrics.error('openenv_env_failure');
     }
