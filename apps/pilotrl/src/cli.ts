@@ -91,22 +91,50 @@ interface PlayFlags {
   task: number;
   maxSteps: number;
 }
-interface ServeFlags {
+interface ServerGuardFlags {
+  allowHost?: string[];
+  allowOrigin?: string[];
+  apiKeyEnv?: string;
+  shutdownTimeout?: number;
+}
+interface ServeFlags extends ServerGuardFlags {
   checkpoint: string;
   port: number;
   host: string;
   modelName: string;
-  apiKeyEnv?: string;
   backend?: ReturnType<typeof parseBackendChoice>;
-  shutdownTimeout?: number;
 }
-interface ServeEnvFlags {
+interface ServeEnvFlags extends ServerGuardFlags {
   env: string[];
   port: number;
   host: string;
   maxSessions?: number;
   idleTimeout?: number;
   stepTimeout?: number;
+}
+
+/** Both servers' options of who may call them and how long a shutdown may take. */
+function serverGuardOptions(command: Command): Command {
+  return command
+    .option(
+      '--allow-host <name,...>',
+      'more Host names to answer besides the loopback ones (for a server reached by another name)',
+      list,
+    )
+    .option(
+      '--allow-origin <origin,...>',
+      'web origins (scheme://host:port) whose pages may call the server; none by default',
+      list,
+    )
+    .option('--api-key-env <VAR>', 'the environment variable holding the bearer key clients must send')
+    .addOption(
+      integerOption(
+        '--shutdown-timeout <s>',
+        'seconds requests in flight get to finish after SIGINT/SIGTERM (default 10)',
+        0,
+        86_400,
+      ),
+    );
 }
 interface ReproduceFlags {
   config: string;
@@ -245,68 +273,71 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
       setCode(await play(flags, io));
     });
 
-  cli
-    .command('serve')
-    .description('serve a checkpoint behind the OpenAI-compatible chat-completions API until SIGINT/SIGTERM')
-    .requiredOption('--checkpoint <dir>', 'a run directory, checkpoint or policy directory')
-    .addOption(integerOption('--port <n>', 'the port (0: any free port)', 0, 65_535).default(8000))
-    .option('--host <address>', 'the address to listen on', '127.0.0.1')
-    .option('--model-name <name>', 'the model name clients ask for', 'pilotrl')
-    .option('--api-key-env <VAR>', 'the environment variable holding the key clients must send')
-    .addOption(backendOption())
-    .addOption(
-      integerOption(
-        '--shutdown-timeout <s>',
-        'seconds requests in flight get to finish after SIGINT/SIGTERM (default 10)',
-        0,
-        86_400,
-      ),
-    )
-    .action(async (flags: ServeFlags) => {
-      await serveUntilStopped(
-        {
-          checkpoint: flags.checkpoint,
-          port: flags.port,
-          host: flags.host,
-          modelName: flags.modelName,
-          ...given({
-            apiKeyEnv: flags.apiKeyEnv,
-            backend: flags.backend,
-            shutdownTimeoutMs: flags.shutdownTimeout === undefined ? undefined : flags.shutdownTimeout * 1000,
-          }),
-        },
-        io,
-      );
-    });
+  serverGuardOptions(
+    cli
+      .command('serve')
+      .description(
+        'serve a checkpoint behind the OpenAI-compatible chat-completions API until SIGINT/SIGTERM',
+      )
+      .requiredOption('--checkpoint <dir>', 'a run directory, checkpoint or policy directory')
+      .addOption(integerOption('--port <n>', 'the port (0: any free port)', 0, 65_535).default(8000))
+      .option('--host <address>', 'the address to listen on', '127.0.0.1')
+      .option('--model-name <name>', 'the model name clients ask for', 'pilotrl')
+      .addOption(backendOption()),
+  ).action(async (flags: ServeFlags) => {
+    await serveUntilStopped(
+      {
+        checkpoint: flags.checkpoint,
+        port: flags.port,
+        host: flags.host,
+        modelName: flags.modelName,
+        ...given({
+          apiKeyEnv: flags.apiKeyEnv,
+          allowHosts: flags.allowHost,
+          allowOrigins: flags.allowOrigin,
+          backend: flags.backend,
+          shutdownTimeoutMs: flags.shutdownTimeout === undefined ? undefined : flags.shutdownTimeout * 1000,
+        }),
+      },
+      io,
+    );
+  });
 
-  cli
-    .command('serve-env')
-    .description(
-      "serve envs to Python trainers over OpenEnv and AgentGym's HTTP dialects until SIGINT/SIGTERM",
-    )
-    .requiredOption('--env <id,...>', 'comma-separated ids of the envs to serve, e.g. alfworld,maze', list)
-    .addOption(integerOption('--port <n>', 'the port (0: any free port)', 0, 65_535).default(8000))
-    .option('--host <address>', 'the address to listen on', '127.0.0.1')
-    .addOption(integerOption('--max-sessions <n>', 'open sessions at most (default 1024)', 1))
-    .addOption(
-      integerOption('--idle-timeout <s>', 'seconds before an idle session is closed (default 900)', 1),
-    )
-    .addOption(integerOption('--step-timeout <s>', 'seconds a step may take (default 30)', 1))
-    .action(async (flags: ServeEnvFlags) => {
-      await serveEnvUntilStopped(
-        {
-          envs: flags.env,
-          port: flags.port,
-          host: flags.host,
-          limits: given({
-            maxSessions: flags.maxSessions,
-            idleTimeoutMs: flags.idleTimeout === undefined ? undefined : flags.idleTimeout * 1000,
-            stepTimeoutMs: flags.stepTimeout === undefined ? undefined : flags.stepTimeout * 1000,
-          }),
-        },
-        io,
-      );
-    });
+  serverGuardOptions(
+    cli
+      .command('serve-env')
+      .description(
+        "serve envs to Python trainers over OpenEnv and AgentGym's HTTP dialects until SIGINT/SIGTERM",
+      )
+      .requiredOption('--env <id,...>', 'comma-separated ids of the envs to serve, e.g. alfworld,maze', list)
+      .addOption(integerOption('--port <n>', 'the port (0: any free port)', 0, 65_535).default(8000))
+      .option('--host <address>', 'the address to listen on', '127.0.0.1')
+      .addOption(integerOption('--max-sessions <n>', 'open sessions at most (default 1024)', 1))
+      .addOption(
+        integerOption('--idle-timeout <s>', 'seconds before an idle session is closed (default 900)', 1),
+      )
+      .addOption(integerOption('--step-timeout <s>', 'seconds a step may take (default 30)', 1)),
+  ).action(async (flags: ServeEnvFlags) => {
+    await serveEnvUntilStopped(
+      {
+        envs: flags.env,
+        port: flags.port,
+        host: flags.host,
+        ...given({
+          apiKeyEnv: flags.apiKeyEnv,
+          allowHosts: flags.allowHost,
+          allowOrigins: flags.allowOrigin,
+          shutdownTimeoutMs: flags.shutdownTimeout === undefined ? undefined : flags.shutdownTimeout * 1000,
+        }),
+        limits: given({
+          maxSessions: flags.maxSessions,
+          idleTimeoutMs: flags.idleTimeout === undefined ? undefined : flags.idleTimeout * 1000,
+          stepTimeoutMs: flags.stepTimeout === undefined ? undefined : flags.stepTimeout * 1000,
+        }),
+      },
+      io,
+    );
+  });
 
   cli
     .command('reproduce')

@@ -15,7 +15,7 @@ export const envServerLimitsSchema = z.strictObject({
   /** A request whose headers have not all arrived by then is answered 408 and closed. */
   headersTimeoutMs: z.number().int().positive().default(10_000),
   /** A request whose body has not all arrived by then is answered 408 and closed. */
-  requestTimeoutMs: z.number().int().positive().default(30_000),
+  requestTimeoutMs: z.number().int().positive().default(15_000),
   /** Bytes of replies a WebSocket client may leave unread; past them its connection is cut. */
   maxUnreadBytes: z.number().int().positive().default(8_388_608),
   /** A WebSocket that answers no ping within this long is cut, and its session closed. */

@@ -84,6 +84,9 @@ const version = (): string =>
   (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
 
+/** How long a shutdown waits with no request in flight before it closes the connections left. */
+const SHUTDOWN_QUIET_MS = 100;
+
 /** How long an idle keep-alive connection stays open. */
 const KEEP_ALIVE_MS = 120_000;
 
@@ -197,17 +200,32 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
     };
   }
 
-  const snapshot = () =>
-    metrics.snapshot({ open: pool.size, max: limits.maxSessions, byProtocol: pool.byProtocol() });
-
-  const http = createServer((request: IncomingMessage, response: ServerResponse) => {
-    route(request)
-      .then(({ status, body }) => sendJson(response, status, body))
-      .catch((error: unknown) => {
-        metrics.error('internal');
-        sendJson(response, 500, { detail: publicMessage(error, log, 'the request') });
-      });
+  const snapshot = () => ({
+    ...metrics.snapshot({ open: pool.size, max: limits.maxSessions, byProtocol: pool.byProtocol() }),
+    connections: { open: connections.open(), refused: connections.refused(), max: limits.maxConnections },
   });
+
+  // Header and body deadlines are checked every `connectionsCheckingInterval` (Node's default: 30 s).
+  /** Set by close(): answers end their connections, and upgrades are refused. */
+  let closing = false;
+  let inFlight = 0;
+  const http = createServer(
+    { connectionsCheckingInterval: 1000 },
+    (request: IncomingMessage, response: ServerResponse) => {
+      inFlight += 1;
+      response.once('close', () => {
+        inFlight -= 1;
+      });
+      // An answer written while the server shuts down ends its connection.
+      if (closing) response.setHeader('connection', 'close');
+      route(request)
+        .then(({ status, body }) => sendJson(response, status, body))
+        .catch((error: unknown) => {
+          metrics.error('internal');
+          sendJson(response, 500, { detail: publicMessage(error, log, 'the request') });
+        });
+    },
+  );
   // Trainers keep connections alive across a round of model generation, and a burst of resets can
   // keep the server from reading a socket's next request for seconds: Node's 5 s default would drop
   // such sockets under the client (ECONNRESET on its next request). Headers and bodies that trickle
@@ -259,8 +277,6 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
     const client = clientOf(request);
     sockets.handleUpgrade(request, socket, head, (ws) => acceptOpenEnvSocket(ws, context, client));
   }
-  let closing = false;
-
   return {
     routes,
     listen(port = 0, host = '127.0.0.1') {
@@ -276,17 +292,26 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
       });
     },
     async close({ timeoutMs = 0 } = {}) {
+      // The listener stays up until the requests clients already sent are answered: a connection or a
+      // request that arrived while the server was busy is only read once it is free, so the server
+      // waits for a quiet moment with nothing in flight (answers meanwhile end their connections),
+      // then stops listening.
       closing = true;
+      const deadline = Date.now() + timeoutMs;
+      let quietSince = inFlight === 0 ? Date.now() : Number.POSITIVE_INFINITY;
+      while (Date.now() < deadline) {
+        if (inFlight > 0) quietSince = Number.POSITIVE_INFINITY;
+        else if (quietSince === Number.POSITIVE_INFINITY) quietSince = Date.now();
+        else if (Date.now() - quietSince >= SHUTDOWN_QUIET_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeIdleConnections();
-      // Requests in flight get up to `timeoutMs` to be answered; their connections then close.
-      await Promise.race([stopped, new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())]);
       for (const client of sockets.clients) client.close(1001, 'server shutting down');
       await Promise.race([
         Promise.all(
           [...sockets.clients].map((client) => new Promise<void>((resolve) => client.once('close', resolve))),
         ),
-        new Promise<void>((resolve) => setTimeout(resolve, Math.min(1000, timeoutMs + 100)).unref()),
+        new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
       ]);
       for (const client of sockets.clients) client.terminate();
       sockets.close();

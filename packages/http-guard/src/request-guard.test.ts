@@ -55,6 +55,7 @@ describe('request guard', () => {
     expect(hostName('[::1]:8000')).toBe('::1');
     expect(hostName('Example.COM:80')).toBe('example.com');
     expect(hostName('localhost')).toBe('localhost');
+    expect(hostName('::1')).toBe('::1');
   });
 });
 

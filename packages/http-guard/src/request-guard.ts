@@ -43,7 +43,9 @@ export function hostName(header: string): string {
     return end === -1 ? value : value.slice(1, end);
   }
   const colon = value.indexOf(':');
-  return colon === -1 ? value : value.slice(0, colon);
+  // A bare IPv6 address (an allow-list entry, never a Host header) has several colons and no port.
+  if (colon === -1 || value.indexOf(':', colon + 1) !== -1) return value;
+  return value.slice(0, colon);
 }
 
 const normalOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/+$/, '');

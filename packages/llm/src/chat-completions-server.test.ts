@@ -1,4 +1,8 @@
-import { InvalidArgumentError, type Policy } from '@pilotrl/core';
+// The chat-completions server over real HTTP: the OpenAI answer shapes, batching, streaming, the
+// bearer key, bounded shutdown, and what it refuses of a hostile client or web page (raw sockets
+// where the headers must be exactly what an attacker sends).
+import { connect } from 'node:net';
+import { ConfigError, InvalidArgumentError, type Policy } from '@pilotrl/core';
 import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatCompletionsServer } from './chat-completions-server';
@@ -11,7 +15,12 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function start(options: { apiKeyEnv?: string; env?: Record<string, string> } = {}) {
+/** A key long enough for the server (it takes 16 characters and more). */
+const KEY = 'local-secret-key-0123';
+
+async function start(
+  options: { apiKeyEnv?: string; env?: Record<string, string>; maxConnectionsPerClient?: number } = {},
+) {
   const policy = createScriptedPolicy((_request, call) => `answer ${call}. END rest`, { version: 5 });
   const server = createChatCompletionsServer({ policy, modelName: 'tiny', maxBodyBytes: 2000, ...options });
   const baseUrl = await server.listen();
@@ -90,7 +99,11 @@ describe('chat-completions server', () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as ErrorBody).error.message).toMatch(pattern);
     }
-    const notJson = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', body: '{oops' });
+    const notJson = await fetch(`${baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{oops',
+    });
     expect(notJson.status).toBe(400);
     const tooLarge = await post(`${baseUrl}/chat/completions`, {
       model: 'tiny',
@@ -180,12 +193,178 @@ describe('chat-completions server', () => {
   });
 
   it('requires the bearer key when apiKeyEnv is set', async () => {
-    const { baseUrl } = await start({ apiKeyEnv: 'SERVE_KEY', env: { SERVE_KEY: 'local-secret' } });
+    const { baseUrl } = await start({ apiKeyEnv: 'SERVE_KEY', env: { SERVE_KEY: KEY } });
     const body = { model: 'tiny', messages: [{ role: 'user', content: 'x' }] };
     expect((await post(`${baseUrl}/chat/completions`, body)).status).toBe(401);
-    expect(
-      (await post(`${baseUrl}/chat/completions`, body, { authorization: 'Bearer local-secret' })).status,
-    ).toBe(200);
+    expect((await post(`${baseUrl}/chat/completions`, body, { authorization: `Bearer ${KEY}` })).status).toBe(
+      200,
+    );
+  });
+
+  describe('hostile requests', () => {
+    const chat = JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'x' }] });
+
+    /**
+     * Sends `head` (request line and headers, without the blank line) and `body` on a fresh socket,
+     * exactly as written, and resolves with the status and body of the answer.
+     */
+    const raw = (baseUrl: string, head: string, body = '') =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const { port } = new URL(baseUrl);
+        const socket = connect(Number(port), '127.0.0.1');
+        let received = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          received += chunk;
+        });
+        socket.on('error', reject);
+        socket.on('end', () => {
+          const split = received.indexOf('\r\n\r\n');
+          resolve({
+            status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0),
+            body: split === -1 ? '' : received.slice(split + 4),
+          });
+        });
+        const length = body === '' ? '' : `\r\ncontent-length: ${Buffer.byteLength(body)}`;
+        socket.end(`${head}${length}\r\nconnection: close\r\n\r\n${body}`);
+      });
+
+    const errorOf = (body: string) =>
+      (JSON.parse(body) as { error: { message: string; type: string; param: null; code: string | null } })
+        .error;
+
+    it('refuses a Host it does not answer to (DNS rebinding) with 403, without echoing it', async () => {
+      const { baseUrl, policy } = await start();
+      const answer = await raw(
+        baseUrl,
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: attacker.example\r\ncontent-type: application/json',
+        chat,
+      );
+      expect(answer.status).toBe(403);
+      expect(errorOf(answer.body).type).toBe('invalid_request_error');
+      expect(answer.body).not.toContain('attacker');
+      expect(policy.requests).toHaveLength(0);
+    });
+
+    it('refuses a request from a web page whose Origin is not allowed with 403', async () => {
+      const { baseUrl, policy } = await start();
+      const answer = await raw(
+        baseUrl,
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\norigin: http://evil.example\r\ncontent-type: application/json',
+        chat,
+      );
+      expect(answer.status).toBe(403);
+      expect(errorOf(answer.body).message).toMatch(/origin/);
+      expect(answer.body).not.toContain('evil');
+      expect(policy.requests).toHaveLength(0);
+    });
+
+    it('answers a text/plain POST (sent cross-origin without a preflight) with 415 and never runs the policy', async () => {
+      const { baseUrl, policy } = await start();
+      const answer = await raw(
+        baseUrl,
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/plain;charset=UTF-8',
+        chat,
+      );
+      expect(answer.status).toBe(415);
+      expect(errorOf(answer.body)).toEqual({
+        message: 'Send the body as Content-Type: application/json',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
+      // A charset parameter on JSON is fine.
+      const json = await raw(
+        baseUrl,
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json; charset=utf-8',
+        chat,
+      );
+      expect(json.status).toBe(200);
+      expect(policy.requests).toHaveLength(1);
+    });
+
+    it('answers a request target that is not a path with 400 and goes on serving', async () => {
+      const { baseUrl } = await start();
+      const answer = await raw(baseUrl, 'GET //[ HTTP/1.1\r\nhost: 127.0.0.1');
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer.body).message).toBe('The request target is not a path');
+      expect((await fetch(`${baseUrl}/models`)).status).toBe(200);
+    });
+
+    it('takes only the right bearer key, and answers a wrong one with an OpenAI-shaped 401', async () => {
+      const { baseUrl } = await start({ apiKeyEnv: 'SERVE_KEY', env: { SERVE_KEY: KEY } });
+      const head = (key: string) =>
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nauthorization: Bearer ${key}`;
+      // Same length, one character off: a compare that stops early would still refuse it.
+      const wrong = await raw(baseUrl, head(`${KEY.slice(0, -1)}X`), chat);
+      expect(wrong.status).toBe(401);
+      expect(errorOf(wrong.body)).toEqual({
+        message: 'This server needs the header "Authorization: Bearer <token>" with its token',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      });
+      expect(wrong.body).not.toContain(KEY.slice(0, 8));
+      expect((await raw(baseUrl, head(KEY), chat)).status).toBe(200);
+    });
+
+    it('refuses at creation a key shorter than 16 characters, naming the variable', () => {
+      const policy = createScriptedPolicy(() => 'x');
+      const create = () =>
+        createChatCompletionsServer({
+          policy,
+          modelName: 'tiny',
+          apiKeyEnv: 'SHORT_KEY',
+          env: { SHORT_KEY: 'local-secret' },
+        });
+      expect(create).toThrow(ConfigError);
+      expect(create).toThrow(/SHORT_KEY has 12 characters; use at least 16/);
+    });
+
+    it('answers an unexpected failure with 500 whose body has none of its message, and logs the cause', async () => {
+      const lines: string[] = [];
+      const policy: Policy = {
+        name: 'broken',
+        version: 0,
+        async generate() {
+          throw new Error('secret internal detail /etc/x');
+        },
+      };
+      const server = createChatCompletionsServer({
+        policy,
+        modelName: 'tiny',
+        log: (line) => lines.push(line),
+      });
+      const baseUrl = await server.listen();
+      closers.push(() => server.close());
+      const response = await post(`${baseUrl}/chat/completions`, JSON.parse(chat));
+      expect(response.status).toBe(500);
+      const text = await response.text();
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain('/etc/x');
+      expect(errorOf(text)).toMatchObject({
+        message: 'The server failed on this request; its log has the cause',
+        type: 'server_error',
+      });
+      expect(lines.join('\n')).toContain('secret internal detail /etc/x');
+    });
+
+    it('closes a connection past maxConnectionsPerClient before reading it', async () => {
+      const { baseUrl } = await start({ maxConnectionsPerClient: 1 });
+      const { port } = new URL(baseUrl);
+      // One keep-alive connection, answered, so the server has counted it.
+      const held = connect(Number(port), '127.0.0.1');
+      held.on('error', () => undefined);
+      const answered = new Promise<string>((resolve) => held.once('data', (chunk) => resolve(String(chunk))));
+      held.write('GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+      expect(await answered).toMatch(/^HTTP\/1\.1 200/);
+      const second = await raw(baseUrl, 'GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1').catch(() => ({
+        status: 0,
+        body: '',
+      }));
+      expect(second.status).toBe(0);
+      held.destroy();
+    });
   });
 
   describe('close', () => {

@@ -3,22 +3,40 @@
 // policy (e.g. a tfjs model) makes one `generate` call for many clients; batches run one at a time.
 // `close()` is bounded: requests in flight get `shutdownTimeoutMs` to finish, then their connections
 // are cut, so neither a hung policy nor a client holding its connection can keep the server alive.
+// Every request first passes the request guard (@pilotrl/http-guard: Host and Origin allow-lists,
+// the optional bearer key), so a web page the user visits can neither drive the server nor read its
+// answers; bodies, header and body times, and open connections are all bounded.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type ChatMessage,
-  ConfigError,
   type GenerateRequest,
   type GenerateResult,
   InvalidArgumentError,
   type Policy,
   parseOrThrow,
 } from '@pilotrl/core';
+import {
+  BodyTooLargeError,
+  capConnections,
+  parseRequest,
+  RequestGuard,
+  readBody,
+  tokenFromEnv,
+} from '@pilotrl/http-guard';
 import { z } from 'zod';
 import { type ChatCompletionRequest, chatCompletionRequestSchema } from './openai-wire';
 
 /** The longest delay `setTimeout` keeps; a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How long a client may take to send a request's headers, in ms: a trickle cannot hold a socket. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How long a client may take to send a whole request, body included, in ms (generation is not counted). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** What a 500 says: the cause (a path, a stack, a policy's internals) goes to the log, not to the client. */
+const INTERNAL_ERROR_MESSAGE = 'The server failed on this request; its log has the cause';
 
 export const chatCompletionsServerOptionsSchema = z.object({
   /** The model id clients must send, and the one `GET /v1/models` lists. */
@@ -31,8 +49,22 @@ export const chatCompletionsServerOptionsSchema = z.object({
   defaultMaxTokens: z.number().int().positive().default(256),
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: z.number().int().positive().default(1_000_000),
-  /** When set, clients must send `Authorization: Bearer <value of this variable>`. */
+  /**
+   * When set, clients must send `Authorization: Bearer <value of this variable>`; the value must
+   * have at least 16 characters.
+   */
   apiKeyEnv: z.string().min(1).optional(),
+  /**
+   * Host names (without port) the server answers to; the loopback names by default. `listen` adds
+   * the address it binds to; `*` answers any Host (only behind a proxy that checks Host).
+   */
+  allowedHosts: z.array(z.string().min(1)).optional(),
+  /** Origins (`scheme://host[:port]`) whose web pages may call the server; none by default. */
+  allowedOrigins: z.array(z.string().min(1)).optional(),
+  /** Open connections at most, over every client. */
+  maxConnections: z.number().int().positive().default(256),
+  /** Open connections at most from one client address. */
+  maxConnectionsPerClient: z.number().int().positive().default(128),
   /** How long `close()` lets requests in flight finish before it cuts their connections, in ms. */
   shutdownTimeoutMs: z.number().int().nonnegative().max(MAX_TIMER_MS).default(10_000),
 });
@@ -42,6 +74,8 @@ export type ChatCompletionsServerOptions = z.input<typeof chatCompletionsServerO
   tokenText?: (tokenId: number) => string;
   /** Where `apiKeyEnv` is looked up; defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Where the causes of 500 answers go, one line (a stack) each; defaults to stderr. */
+  log?: (line: string) => void;
 };
 
 export interface ChatCompletionsServer {
@@ -76,14 +110,21 @@ class HttpProblem extends Error {
 }
 
 export function createChatCompletionsServer(options: ChatCompletionsServerOptions): ChatCompletionsServer {
-  const { policy, tokenText = (id: number) => `token_id:${id}`, env = process.env, ...rest } = options;
+  const {
+    policy,
+    tokenText = (id: number) => `token_id:${id}`,
+    env = process.env,
+    log = (line: string) => process.stderr.write(`${line}\n`),
+    ...rest
+  } = options;
   const config = parseOrThrow(chatCompletionsServerOptionsSchema, rest, 'chat-completions server options');
-  const requiredKey = config.apiKeyEnv === undefined ? undefined : env[config.apiKeyEnv];
-  if (config.apiKeyEnv !== undefined && (requiredKey === undefined || requiredKey === '')) {
-    throw new ConfigError(
-      `Environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set; export the key clients must send`,
-    );
-  }
+  // A missing or short key is a ConfigError here, at creation, rather than a server anyone can call.
+  const token = config.apiKeyEnv === undefined ? undefined : tokenFromEnv(config.apiKeyEnv, env);
+  const guard = new RequestGuard({
+    ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
+    ...(config.allowedOrigins === undefined ? {} : { allowedOrigins: config.allowedOrigins }),
+    ...(token === undefined ? {} : { token }),
+  });
   const created = Math.floor(Date.now() / 1000);
   let completionCounter = 0;
 
@@ -148,7 +189,7 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       throw new HttpProblem(
         404,
         'invalid_request_error',
-        `The model "${body.model}" does not exist; this server serves "${config.modelName}"`,
+        `The model ${quoted(body.model)} does not exist; this server serves "${config.modelName}"`,
         'model_not_found',
       );
     }
@@ -174,12 +215,16 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     try {
       results = await Promise.all(requests.map(generate));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // The policy's own argument checks (prompt too long, bad choices) are the client's to fix.
+      // The policy's own argument checks (prompt too long, bad choices) are the client's to fix;
+      // any other failure is the server's, answered 500 without its message.
       if (InvalidArgumentError.isInstance(error)) {
-        throw new HttpProblem(400, 'invalid_request_error', `The policy rejected the request: ${message}`);
+        throw new HttpProblem(
+          400,
+          'invalid_request_error',
+          `The policy rejected the request: ${(error as Error).message}`,
+        );
       }
-      throw new HttpProblem(500, 'server_error', `The policy failed: ${message}`);
+      throw error;
     }
     const choices = results.map((result, index) => {
       const matchedStop =
@@ -233,17 +278,23 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
   async function handle(
     request: IncomingMessage,
   ): Promise<{ status: number; body: unknown; events?: unknown[] }> {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
-    if (requiredKey !== undefined && request.headers.authorization !== `Bearer ${requiredKey}`) {
+    const refused = guard.check(request);
+    if (refused !== undefined) {
       throw new HttpProblem(
-        401,
+        refused.status,
         'invalid_request_error',
-        'Missing or wrong API key in the Authorization header',
-        'invalid_api_key',
+        refused.message,
+        refused.status === 401 ? 'invalid_api_key' : null,
       );
     }
+    // parseRequest never throws: a target such as `//[` is the client's error (400), not a 500.
+    const target = parseRequest(request);
+    if (target === undefined) {
+      throw new HttpProblem(400, 'invalid_request_error', 'The request target is not a path');
+    }
+    const { method, path } = target;
     if (path === '/v1/models') {
-      if (request.method !== 'GET') throw new HttpProblem(405, 'invalid_request_error', 'Use GET /v1/models');
+      if (method !== 'GET') throw new HttpProblem(405, 'invalid_request_error', 'Use GET /v1/models');
       return {
         status: 200,
         body: {
@@ -253,9 +304,30 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       };
     }
     if (path === '/v1/chat/completions') {
-      if (request.method !== 'POST')
+      if (method !== 'POST')
         throw new HttpProblem(405, 'invalid_request_error', 'Use POST /v1/chat/completions');
-      const text = await readBody(request, config.maxBodyBytes);
+      // A cross-origin page may POST text/plain without a preflight; JSON alone keeps it out even
+      // where the Origin check is loosened.
+      if (!isJson(request.headers['content-type'])) {
+        throw new HttpProblem(
+          415,
+          'invalid_request_error',
+          'Send the body as Content-Type: application/json',
+        );
+      }
+      let text: string;
+      try {
+        text = await readBody(request, config.maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          throw new HttpProblem(
+            413,
+            'invalid_request_error',
+            `Request body larger than ${config.maxBodyBytes} bytes; send fewer or shorter messages`,
+          );
+        }
+        throw error;
+      }
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -283,10 +355,11 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       }
       return { status: 200, body: completion };
     }
+    // The method and path are the client's: quoted and cut so an answer cannot carry much of them.
     throw new HttpProblem(
       404,
       'invalid_request_error',
-      `No route ${request.method} ${path}; this server has POST /v1/chat/completions and GET /v1/models`,
+      `No route ${quoted(method)} ${quoted(path)}; this server has POST /v1/chat/completions and GET /v1/models`,
     );
   }
 
@@ -302,15 +375,29 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
         else send(response, status, body);
       })
       .catch((error: unknown) => {
-        const problem =
-          error instanceof HttpProblem
-            ? error
-            : new HttpProblem(500, 'server_error', error instanceof Error ? error.message : String(error));
+        let problem: HttpProblem;
+        if (error instanceof HttpProblem) problem = error;
+        else {
+          // The message of an unexpected error may hold a path, a secret or a policy's internals.
+          log(
+            `@pilotrl/llm chat-completions server: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
+          problem = new HttpProblem(500, 'server_error', INTERNAL_ERROR_MESSAGE);
+        }
         if (closing !== undefined) response.setHeader('connection', 'close');
+        if (problem.status === 401) response.setHeader('www-authenticate', 'Bearer');
         send(response, problem.status, {
           error: { message: problem.message, type: problem.type, param: null, code: problem.code },
         });
       });
+  });
+  // Headers and bodies that trickle in are cut, and connections are capped in total and per
+  // client, so slow or many sockets cannot hold the server's memory or lock other clients out.
+  httpServer.headersTimeout = HEADERS_TIMEOUT_MS;
+  httpServer.requestTimeout = REQUEST_TIMEOUT_MS;
+  capConnections(httpServer, {
+    maxConnections: config.maxConnections,
+    maxConnectionsPerClient: config.maxConnectionsPerClient,
   });
 
   return {
@@ -319,6 +406,8 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       return pending.length;
     },
     listen(port = 0, host = '127.0.0.1') {
+      // A server bound to a specific address answers Host headers naming it.
+      guard.allowHost(host);
       return new Promise((resolve, reject) => {
         httpServer.once('error', (error: NodeJS.ErrnoException) => {
           // The address is the caller's choice: say what is wrong with it in one line.
@@ -425,22 +514,12 @@ function send(response: ServerResponse, status: number, body: unknown) {
   response.end(text);
 }
 
-function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Stop buffering but keep reading, so the 413 answer still reaches the client.
-        request.removeAllListeners('data');
-        request.resume();
-        reject(new HttpProblem(413, 'invalid_request_error', `Request body larger than ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
+/** Whether a Content-Type names JSON (`application/json`, parameters such as `; charset=utf-8` allowed). */
+function isJson(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** A client's value in an answer: JSON-escaped and cut to a few dozen characters. */
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }

@@ -70,7 +70,7 @@ describe('pilotrl serve shutdown', () => {
     socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.write(
-      'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
     );
     // A round trip on another connection gives the server time to read those headers.
     expect((await fetch(`${url.href}/models`)).status).toBe(200);

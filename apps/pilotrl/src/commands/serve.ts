@@ -1,8 +1,10 @@
 // `pilotrl serve`: a trained checkpoint behind the OpenAI-compatible chat-completions API, until
 // SIGINT or SIGTERM; then requests in flight get a bounded time to finish and the policy is released.
+// It answers its loopback names and the hosts given, and no web page unless its origin is given.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
+import { LOOPBACK_HOSTS } from '@pilotrl/http-guard';
 import { chatCompletionsServerOptionsSchema, createChatCompletionsServer } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { MANIFEST_FILE } from '@pilotrl/tinker';
@@ -15,7 +17,12 @@ export interface ServeOptions {
   port: number;
   host: string;
   modelName: string;
+  /** The environment variable holding the bearer key clients must send (16 characters or more). */
   apiKeyEnv?: string;
+  /** Host names answered besides the loopback ones (a server reached by another name). */
+  allowHosts?: readonly string[];
+  /** Web origins whose pages may call the server (none by default). */
+  allowOrigins?: readonly string[];
   backend?: 'auto' | BackendChoice;
   /** How long a shutdown lets requests in flight finish before cutting them (default 10 s). */
   shutdownTimeoutMs?: number;
@@ -43,14 +50,18 @@ export async function serve(
   }
   const policy = await TfjsPolicy.load(dir, backendOption(options.backend ?? 'auto'));
   io.stderr.write(`pilotrl: backend ${describeBackend(policy.backend)}\n`);
-  const server = createChatCompletionsServer({
-    policy: policy.sampler(),
-    modelName: options.modelName,
-    shutdownTimeoutMs,
-    ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
-  });
+  let server: ReturnType<typeof createChatCompletionsServer>;
   let url: string;
+  // A key too short or unset, or an address that cannot be bound, must not leak the loaded model.
   try {
+    server = createChatCompletionsServer({
+      policy: policy.sampler(),
+      modelName: options.modelName,
+      shutdownTimeoutMs,
+      allowedHosts: [...LOOPBACK_HOSTS, ...(options.allowHosts ?? [])],
+      allowedOrigins: [...(options.allowOrigins ?? [])],
+      ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
+    });
     url = await server.listen(options.port, options.host);
   } catch (error) {
     policy.dispose();
