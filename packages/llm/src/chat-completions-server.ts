@@ -365,32 +365,36 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
 
   let closing: Promise<void> | undefined;
 
-  const httpServer = createServer((request: IncomingMessage, response: ServerResponse) => {
-    handle(request)
-      .then(({ status, body, events }) => {
-        // An answer written after close() began ends its connection, which would otherwise stay
-        // open as an idle keep-alive one until the deadline.
-        if (closing !== undefined) response.setHeader('connection', 'close');
-        if (events) sendEvents(response, events);
-        else send(response, status, body);
-      })
-      .catch((error: unknown) => {
-        let problem: HttpProblem;
-        if (error instanceof HttpProblem) problem = error;
-        else {
-          // The message of an unexpected error may hold a path, a secret or a policy's internals.
-          log(
-            `@pilotrl/llm chat-completions server: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-          );
-          problem = new HttpProblem(500, 'server_error', INTERNAL_ERROR_MESSAGE);
-        }
-        if (closing !== undefined) response.setHeader('connection', 'close');
-        if (problem.status === 401) response.setHeader('www-authenticate', 'Bearer');
-        send(response, problem.status, {
-          error: { message: problem.message, type: problem.type, param: null, code: problem.code },
+  // Header and body deadlines are checked every `connectionsCheckingInterval` (Node's default: 30 s).
+  const httpServer = createServer(
+    { connectionsCheckingInterval: 1000 },
+    (request: IncomingMessage, response: ServerResponse) => {
+      handle(request)
+        .then(({ status, body, events }) => {
+          // An answer written after close() began ends its connection, which would otherwise stay
+          // open as an idle keep-alive one until the deadline.
+          if (closing !== undefined) response.setHeader('connection', 'close');
+          if (events) sendEvents(response, events);
+          else send(response, status, body);
+        })
+        .catch((error: unknown) => {
+          let problem: HttpProblem;
+          if (error instanceof HttpProblem) problem = error;
+          else {
+            // The message of an unexpected error may hold a path, a secret or a policy's internals.
+            log(
+              `@pilotrl/llm chat-completions server: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+            );
+            problem = new HttpProblem(500, 'server_error', INTERNAL_ERROR_MESSAGE);
+          }
+          if (closing !== undefined) response.setHeader('connection', 'close');
+          if (problem.status === 401) response.setHeader('www-authenticate', 'Bearer');
+          send(response, problem.status, {
+            error: { message: problem.message, type: problem.type, param: null, code: problem.code },
+          });
         });
-      });
-  });
+    },
+  );
   // Headers and bodies that trickle in are cut, and connections are capped in total and per
   // client, so slow or many sockets cannot hold the server's memory or lock other clients out.
   httpServer.headersTimeout = HEADERS_TIMEOUT_MS;
