@@ -25,17 +25,8 @@ venv="$root/.venv/$name-reference"
 stamp="$venv/.requirements.sha256"
 UV_VERSION=0.13.9
 
-pick_python() {
-  local candidate
-  for candidate in ${PYTHON:-} python3.11 python3.12 python3.10 python3.9 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-      "$candidate" -c 'import sys; sys.exit(0 if (3, 9) <= sys.version_info[:2] <= (3, 12) else 1)' 2>/dev/null; then
-      command -v "$candidate"
-      return 0
-    fi
-  done
-  return 1
-}
+# shellcheck source=pick-python.sh
+source "$root/tooling/pick-python.sh"
 
 # The smoke check, with its output kept for the one sentence that names a failure.
 smoke() {
@@ -56,7 +47,7 @@ if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]];
   echo "$name reference: $venv is up to date but its smoke check failed; installing it again"
 fi
 
-if ! python="$(pick_python)"; then
+if ! python="$(pick_python 3.9 3.12 python3.11 python3.12 python3.10 python3.9 python3)"; then
   echo "$name reference: no Python 3.9-3.12 found (set PYTHON=/path/to/python3.11)" >&2
   exit 1
 fi

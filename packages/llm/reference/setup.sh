@@ -43,17 +43,9 @@ flags_hash="$(printf '%s\n' "${cmake_args[@]}" | sha256sum | cut -c1-12)"
 cache="${PILOTRL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pilotrl}"
 wheels="$cache/llama-cpp-python/$version-$level-$flags_hash"
 
-python="${PYTHON:-}"
-if [[ -z "$python" ]]; then
-  for candidate in python3.11 python3.12 python3.10 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-      "$candidate" -c 'import sys; sys.exit(0 if (3, 10) <= sys.version_info[:2] <= (3, 12) else 1)' 2>/dev/null; then
-      python="$(command -v "$candidate")"
-      break
-    fi
-  done
-fi
-if [[ -z "$python" ]]; then
+# shellcheck source=../../../tooling/pick-python.sh
+source "$here/../../../tooling/pick-python.sh"
+if ! python="$(pick_python 3.10 3.12 python3.11 python3.12 python3.10 python3)"; then
   echo "llm reference: no Python 3.10-3.12 found (set PYTHON=/path/to/python3.11)" >&2
   exit 1
 fi

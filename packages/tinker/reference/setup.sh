@@ -11,15 +11,10 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-if [[ -z "${PYTHON:-}" ]]; then
-  for candidate in python3.12 "$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12; do
-    if [[ -n "$candidate" ]] && "$candidate" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 12) else 1)' 2>/dev/null; then
-      PYTHON="$(command -v "$candidate")"
-      break
-    fi
-  done
-fi
-if [[ -z "${PYTHON:-}" ]]; then
+# shellcheck source=../../../tooling/pick-python.sh
+source "$here/../../../tooling/pick-python.sh"
+# shellcheck disable=SC2046
+if ! PYTHON="$(pick_python 3.12 3.12 python3.12 $(compgen -G "$(pyenv root 2>/dev/null)/versions/3.12*/bin/python3.12"))"; then
   echo "tinker reference: SkyRL needs Python 3.12; none found (set PYTHON=/path/to/python3.12)" >&2
   exit 1
 fi

@@ -5,14 +5,13 @@ Exits non-zero, saying why, when the server does not start, dies, or the step fa
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tooling"))
+from smoke_server import SmokeServer, free_port  # noqa: E402
 
 here = Path(__file__).parent
 scratch = Path(tempfile.mkdtemp(prefix="pilotrl-tinker-smoke-"))
@@ -20,41 +19,16 @@ model = scratch / "tiny-qwen3"
 subprocess.run([sys.executable, str(here / "make_tiny_model.py"), str(model)], check=True,
                env={**os.environ, "TOKENIZERS_PARALLELISM": "false"}, stdout=subprocess.DEVNULL)
 
-with socket.socket() as probe:
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
+port = free_port()
 bin_dir = Path(sys.prefix) / "bin"
-log_path = scratch / "server.log"
-log = log_path.open("w")
-server = subprocess.Popen(
-    [str(bin_dir / "uv"), "run", "--no-project", "--python", sys.executable, "-m", "skyrl.tinker.api",
-     "--base-model", str(model), "--backend", "jax", "--host", "127.0.0.1", "--port", str(port),
-     "--database-url", f"sqlite:///{scratch / 'tinker.db'}", "--checkpoints-base", str(scratch / "ckpts")],
-    cwd=scratch, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    env={**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "JAX_PLATFORMS": "cpu"},
-)
-
-
-def fail(why):
-    tail = log_path.read_text()[-3000:]
-    code = server.poll()
-    how = "" if code is None else f" (the server ended with {f'signal {-code}' if code < 0 else f'exit code {code}'})"
-    sys.exit(f"{why}{how}; the last of the server's log:\n{tail}")
-
-
+server = SmokeServer("skyrl.tinker.api", [
+    str(bin_dir / "uv"), "run", "--no-project", "--python", sys.executable, "-m", "skyrl.tinker.api",
+    "--base-model", str(model), "--backend", "jax", "--host", "127.0.0.1", "--port", str(port),
+    "--database-url", f"sqlite:///{scratch / 'tinker.db'}", "--checkpoints-base", str(scratch / "ckpts")],
+    cwd=scratch, env={**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "JAX_PLATFORMS": "cpu"})
 try:
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        if server.poll() is not None:
-            fail("skyrl.tinker.api exited before it was ready")
-        try:
-            urllib.request.urlopen(f"{base}/api/v1/healthz", timeout=2).read()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                fail("skyrl.tinker.api was not ready within 180 s")
-            time.sleep(0.5)
+    server.wait_ready(f"{base}/api/v1/healthz", 180)
 
     import tinker
     from tinker import types
@@ -70,11 +44,8 @@ try:
         result = trainer.forward_backward([datum], "cross_entropy").result(timeout=300)
         trainer.optim_step(types.AdamParams(learning_rate=1e-3)).result(timeout=300)
     except Exception as error:  # any failure of the step is the answer, with the server's log
-        fail(f"one training step through the tinker SDK failed: {type(error).__name__}: {error}")
+        server.fail(f"one training step through the tinker SDK failed: {type(error).__name__}: {error}")
     print(f"one LoRA step on a tiny Qwen3: forward_backward ({len(result.loss_fn_outputs)} outputs) and optim_step")
 finally:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
-    log.close()
+    server.stop()
     shutil.rmtree(scratch, ignore_errors=True)
