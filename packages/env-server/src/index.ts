@@ -13,5 +13,10 @@ export {
 } from './openenv/wire';
 export { type EnvServerLimits, envServerLimitsSchema } from './options';
 export { envReward, type ServedEnv, type StepReward, type StepRewardInput } from './served-env';
-export { createEnvServer, type EnvServer, type EnvServerOptions } from './server';
+export {
+  createEnvServer,
+  type EnvServer,
+  type EnvServerMetrics,
+  type EnvServerOptions,
+} from './server';
 export { SessionBusyError, SessionLimitError } from './sessions';

@@ -48,20 +48,23 @@ export interface EnvServer {
   /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8000`. */
   listen(port?: number, host?: string): Promise<string>;
   /**
-   * Stops accepting connections, lets requests in flight finish for up to `timeoutMs` (default 0),
-   * closes every WebSocket with a close frame (1001, going away) and every session, then cuts the
-   * connections left.
+   * Drains, then stops: answers the requests clients already sent (for up to `timeoutMs`, default 0),
+   * stops listening, closes every WebSocket with a close frame (1001, going away) and every session,
+   * then cuts the connections left.
    */
   close(options?: { timeoutMs?: number }): Promise<void>;
   /** Closes the sessions idle past the limit now (the server also does it on a timer). */
   reapIdle(): Promise<number>;
   /** What `GET /metrics` answers. */
-  metrics(): ReturnType<ServerMetrics['snapshot']>;
-  /** Connections open now, and refused so far for being over a cap. */
-  connections(): { open: number; refused: number };
+  metrics(): EnvServerMetrics;
   /** The routes served, for logs: OpenEnv bases and AgentGym prefixes. */
   readonly routes: { openenv: string[]; agentgym: string[] };
 }
+
+/** The server's metrics: sessions, steps and errors, and connections open and refused over a cap. */
+export type EnvServerMetrics = ReturnType<ServerMetrics['snapshot']> & {
+  connections: { open: number; refused: number; max: number };
+};
 
 /** A request body that is not JSON or is too large; its status is OpenEnv's (AgentGym answers 200). */
 class BadBodyError extends PilotRLError {
@@ -200,7 +203,7 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
     };
   }
 
-  const snapshot = () => ({
+  const snapshot = (): EnvServerMetrics => ({
     ...metrics.snapshot({ open: pool.size, max: limits.maxSessions, byProtocol: pool.byProtocol() }),
     connections: { open: connections.open(), refused: connections.refused(), max: limits.maxConnections },
   });
@@ -321,6 +324,5 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
     },
     reapIdle: () => pool.reapIdle(),
     metrics: snapshot,
-    connections: () => ({ open: connections.open(), refused: connections.refused() }),
   };
 }
