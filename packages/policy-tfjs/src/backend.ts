@@ -17,6 +17,7 @@ import {
   nativePackageDir,
   setupCommand,
 } from './native/native-install';
+import { restoreUtilForTfjsNode } from './native/node-util-compat';
 import { type InstalledOverrides, installWasmOverrides } from './wasm-overrides';
 import { enableNodeWasmThreads } from './wasm-threads';
 
@@ -163,6 +164,7 @@ async function startNative(choice: 'tensorflow-gpu' | 'tensorflow'): Promise<str
     if (state.state !== 'ready') return state.reason;
     // TensorFlow's C++ info lines (CPU features, oneDNN) are noise for our users.
     process.env.TF_CPP_MIN_LOG_LEVEL ??= '2';
+    restoreUtilForTfjsNode();
     try {
       await import(/* @vite-ignore */ packageName);
     } catch (error) {

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { RESTORE_UTIL_SOURCE } from './node-util-compat';
 
 const probeResultSchema = z.object({
   tensorflowVersion: z.string(),
@@ -15,9 +16,11 @@ const probeResultSchema = z.object({
 export type ProbeResult = ({ ok: true } & z.infer<typeof probeResultSchema>) | { ok: false; reason: string };
 
 // CommonJS on purpose: the package is CommonJS and its `require` of the binding is what we test.
+// The concat runs tfjs-node's path for a list of inputs, which needs `util.isNullOrUndefined`.
 const PROBE_SCRIPT = `
+${RESTORE_UTIL_SOURCE}
 const tf = require(process.argv[1]);
-const product = tf.matMul(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[5], [6]]));
+const product = tf.matMul(tf.concat([tf.tensor2d([[1, 2]]), tf.tensor2d([[3, 4]])]), tf.tensor2d([[5], [6]]));
 const backend = tf.backend();
 process.stdout.write(JSON.stringify({
   tensorflowVersion: String(backend.binding.TF_Version),

@@ -243,7 +243,13 @@ function findNodeGyp(): string {
 
 /** Node's headers, installed with Node; without them node-gyp would try to download them. */
 function findNodeHeaders(): string {
-  const candidates = [process.env.npm_config_nodedir, join(dirname(process.execPath), '..')];
+  const prefix = join(dirname(process.execPath), '..');
+  const candidates = [
+    process.env.npm_config_nodedir,
+    prefix,
+    // npm's `node` package links its binary from node-<platform>-<arch>, which holds the headers.
+    join(prefix, 'node_modules', `node-${process.platform}-${process.arch}`),
+  ];
   for (const candidate of candidates) {
     if (candidate && existsSync(join(candidate, 'include', 'node', 'node_api.h'))) return candidate;
   }
