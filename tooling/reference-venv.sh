@@ -28,15 +28,19 @@ UV_VERSION=0.13.9
 # shellcheck source=pick-python.sh
 source "$root/tooling/pick-python.sh"
 
-# The smoke check, with its output kept for the one sentence that names a failure.
+# The smoke check: its last line of output says what it did; on failure its last lines (its own
+# stderr included) say why.
 smoke() {
-  local out
-  if out="$("$venv/bin/python" "$@" 2>&1)"; then
+  local out errors status=0
+  errors="$(mktemp)"
+  out="$("$venv/bin/python" "$@" 2>"$errors")" || status=$?
+  if [[ "$status" -eq 0 ]]; then
     echo "$name reference: smoke check passed${out:+ ($(tail -n 1 <<<"$out"))}"
-    return 0
+  else
+    { echo "$out"; cat "$errors"; } | tail -n 30 >&2
   fi
-  echo "$out" | tail -n 30 >&2
-  return 1
+  rm -f "$errors"
+  return "$status"
 }
 
 wanted="$({ cat "$requirements"; printf '%s\n' "${REFERENCE_BUILD_KEY:-}"; } | sha256sum | cut -d' ' -f1)"
