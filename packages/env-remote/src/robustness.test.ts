@@ -126,12 +126,13 @@ describe('a server that goes away', () => {
     const second = await started({}, first.port);
     const opening = await env.reset({ seed: 0 });
     expect(opening.admissibleActions).toContain('move right');
-    // A restart mid-episode: the episode is lost, every step says so, until a reset.
+    // A restart mid-episode: the episode is lost, every step says so, until a reset. The server
+    // said why as it closed (1001, going away).
     await second.server.close();
     const lost = await failure(env.step('move right'));
     expect(EnvError.isInstance(lost)).toBe(true);
     expect(lost.message).toMatch(
-      /the episode is lost: the server closed the connection \(code 1006.*call reset\(\) to start a new one/,
+      /the episode is lost: the server closed the connection \(code 1001, going away: server shutting down\); call reset\(\) to start a new one/,
     );
     expect((await failure(env.step('move right'))).message).toMatch(/the episode is lost/);
     await started({}, first.port);
