@@ -128,8 +128,10 @@ describe('a trainer killed at any file operation', () => {
     const points = killPoints(operations).filter((op) => only === undefined || only.includes(op.index));
     if (only === undefined) {
       expect(points.length).toBeGreaterThan(40);
+      // Node 20's recursive rmSync removes directories with rmdirSync, which the preload sees as kill
+      // points of their own; from Node 22 it does so natively, inside the one rmSync call.
       expect([...new Set(points.map((op) => op.name))]).toEqual(
-        expect.arrayContaining(['renameSync', 'fsyncSync', 'rmSync', 'rmdirSync', 'rename', 'handle.sync']),
+        expect.arrayContaining(['renameSync', 'fsyncSync', 'rmSync', 'rename', 'handle.sync']),
       );
     }
     const expected = Object.fromEntries(
