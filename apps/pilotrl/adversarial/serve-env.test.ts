@@ -157,11 +157,12 @@ describe('pilotrl serve-env under attack', () => {
   });
 
   it('refuses web pages and rebinding names: a foreign Origin or Host, over HTTP and the WebSocket', async () => {
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { Origin: 'http://evil.example' },
       { Host: 'attacker.example' },
       { Origin: 'null' },
-    ]) {
+    ];
+    for (const headers of foreign) {
       const upgrade = await openWebSocket(server.port, '/openenv/alfworld/ws', { headers });
       expect(upgrade.status).toBe(403);
       const { reply } = await rawExchange(
@@ -319,8 +320,9 @@ describe('pilotrl serve-env under attack', () => {
         { timeoutMs: 20_000, localAddress },
       ),
     );
-    // Once the server has the requests (each ALFWorld reset compiles a game, about 60 ms).
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Once the server is answering them (each ALFWorld reset compiles a game): the first answer is in,
+    // the other four are being read or played.
+    await Promise.race(resets);
     server.child.kill('SIGTERM');
     const answers = await Promise.all(resets);
     for (const answer of answers) expect(statusOf(answer.reply), server.stderr()).toBe(200);
