@@ -18,10 +18,3 @@ export function publicMessage(error: unknown, log: ServerLog, where: string): st
   log(`env-server: ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return `${where} failed inside the server; its log has the cause`;
 }
-
-/** A client's value quoted in an answer: JSON-escaped and cut to a few dozen characters. */
-export function quoted(value: unknown): string {
-  const text = typeof value === 'string' ? value : String(value);
-  const cut = text.length > 64 ? `${text.slice(0, 64)}…` : text;
-  return JSON.stringify(cut);
-}

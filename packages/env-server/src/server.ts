@@ -12,6 +12,7 @@ import {
   BodyTooLargeError,
   capConnections,
   parseRequest,
+  quoted,
   RequestGuard,
   type RequestGuardOptions,
   readBody,
@@ -26,7 +27,7 @@ import type { OpenEnvContext } from './openenv/context';
 import { openEnvHttp } from './openenv/http-routes';
 import { acceptOpenEnvSocket } from './openenv/socket';
 import { type EnvServerLimits, envServerLimitsSchema } from './options';
-import { publicMessage, quoted, type ServerLog, stderrLog } from './public-error';
+import { publicMessage, type ServerLog, stderrLog } from './public-error';
 import { envReward, type ServedEnv, type StepReward } from './served-env';
 import { SessionPool } from './sessions';
 

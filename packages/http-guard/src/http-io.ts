@@ -62,6 +62,12 @@ export function parseRequest(request: IncomingMessage): ParsedRequest | undefine
   return { method: request.method ?? 'GET', path, query: url.searchParams };
 }
 
+/** A client's value quoted in an answer: JSON-escaped and cut to 64 characters, so nothing it sent is echoed whole. */
+export function quoted(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+}
+
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',

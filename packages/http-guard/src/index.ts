@@ -4,6 +4,7 @@ export {
   capConnections,
   type ParsedRequest,
   parseRequest,
+  quoted,
   readBody,
   refuseUpgrade,
 } from './http-io';

@@ -20,6 +20,7 @@ import {
   BodyTooLargeError,
   capConnections,
   parseRequest,
+  quoted,
   RequestGuard,
   readBody,
   tokenFromEnv,
@@ -521,9 +522,4 @@ function send(response: ServerResponse, status: number, body: unknown) {
 /** Whether a Content-Type names JSON (`application/json`, parameters such as `; charset=utf-8` allowed). */
 function isJson(contentType: string | undefined): boolean {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
-}
-
-/** A client's value in an answer: JSON-escaped and cut to a few dozen characters. */
-function quoted(value: string): string {
-  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }

@@ -3,9 +3,10 @@
 // while the connection (and the server) stays up.
 import { randomUUID } from 'node:crypto';
 import { describeIssues, PilotRLError, TimeoutError } from '@pilotrl/core';
+import { quoted } from '@pilotrl/http-guard';
 import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
-import { publicMessage, quoted } from '../public-error';
+import { publicMessage } from '../public-error';
 import { goneReason, type Session, SessionLimitError } from '../sessions';
 import type { OpenEnvContext } from './context';
 import { type OpenEnvEpisode, resetEpisode, stateOf, stepEpisode } from './episode';
