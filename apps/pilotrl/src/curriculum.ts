@@ -10,7 +10,7 @@ import { cpuMark, cpuSecondsSince } from './cpu-time';
 import { expertIterationRunner } from './expert-iteration-phase';
 import { describeVerdict, HackingWatch, watchCoverage, watchFlag, watchMetrics } from './hacking-watch';
 import { curriculumJudging, evalSummary, evaluateEnvs } from './phase-eval';
-import { lightEpisode } from './phase-metrics';
+import { lightEpisode, noUpdateNote } from './phase-metrics';
 import { curriculumPhases, type Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
 import { ProgressBar } from './progress';
@@ -19,6 +19,7 @@ import { runPaths } from './run-dir';
 import { logSizes, openRunLogs, rewindLogs } from './run-logs';
 import { type EvalRecord, type MetricsRecord, readEvals, readMetrics } from './run-records';
 import { sftRunner } from './sft-phase';
+import { turnZeroNotice } from './turn-zero-notice';
 
 /** The seed of a run's evaluations: the same tasks and order at every evaluation of the run. */
 export const evalSeedOf = (config: Pick<CurriculumConfig, 'seed'>): number =>
@@ -82,12 +83,18 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     ...env,
     judging: curriculumJudging(env.config, env.provider),
   }));
+  const evalNotice = turnZeroNotice(
+    log,
+    'eval',
+    (envId) => context.envs.find((env) => env.provider.envId === envId)?.config,
+  );
   const runEval = async (phase: Phase) => {
     const { records } = await evaluateEnvs(
       judged,
       policy,
       { ...config.eval, seed: evalSeed },
       { step: state.globalIteration, phase: phase.name },
+      evalNotice,
     );
     for (const record of records) logs.evals.append(record);
     lastEvals = records;
@@ -97,8 +104,6 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
 
   for (; state.phase < phases.length; state.phase++, state.iteration = 0) {
     const phase = phases[state.phase]!;
-    const runner = await phaseRunner(context, phase);
-    if (state.iteration > 0 && state.phaseState !== undefined) runner.importState?.(state.phaseState);
     const bar = new ProgressBar(
       `[${state.phase + 1}/${phases.length} ${phase.name}]`,
       phase.iterations,
@@ -110,6 +115,14 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     let flag: string | undefined;
     // Whether the bar holds a line a status line must not be written into (on a terminal).
     let barDrawn = false;
+    // What the phase logs while it runs (its rollouts' warnings) goes on a line of its own.
+    const phaseLog = (line: string) => {
+      if (barDrawn) bar.finish();
+      barDrawn = false;
+      log(line);
+    };
+    const runner = await phaseRunner({ ...context, log: phaseLog }, phase);
+    if (state.iteration > 0 && state.phaseState !== undefined) runner.importState?.(state.phaseState);
     try {
       while (state.iteration < phase.iterations) {
         const started = cpuMark();
@@ -127,6 +140,8 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
           barDrawn = false;
           evals = await runEval(phase);
         }
+        // An update that changed nothing says why, in the record and on the progress line.
+        const note = noUpdateNote(metrics);
         const record: MetricsRecord = {
           step: state.globalIteration,
           phase: phase.name,
@@ -135,6 +150,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
           ...metrics,
           'compute/iteration_cpu_seconds': iterationCpuSeconds,
           'compute/train_cpu_seconds': state.trainCpuSeconds,
+          ...(note === undefined ? {} : { note }),
         };
         const verdict = watch?.check(record, evals) ?? null;
         if (verdict !== null) {
@@ -156,7 +172,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
         if (lastEvals.length > 0)
           figures.eval = lastEvals.map((r) => formatPercent(r.success.rate)).join('/');
         if (flag !== undefined) figures.watch = flag;
-        bar.update(state.iteration, figures);
+        bar.update(state.iteration, figures, note === undefined ? [] : [note]);
         barDrawn = true;
         const checkpointDue = phaseDone || state.globalIteration % config.checkpoint.every === 0;
         if (checkpointDue) {

@@ -1,5 +1,5 @@
 // What a training iteration records of its episodes: their statistics under standard metric
-// names, and the light copy the episode log keeps of each.
+// names, the light copy the episode log keeps of each, and why an update changed nothing.
 import { type Episode, mean } from '@pilotrl/core';
 
 /** Episode statistics under standard metric names. */
@@ -51,4 +51,18 @@ export function lightEpisode(episode: Episode): Episode {
       })),
     })),
   };
+}
+
+/**
+ * Why an iteration's policy-gradient update changed nothing (`charts/updated` 0), in words for the
+ * progress line and the metrics record; undefined where it updated or the phase has no such update.
+ */
+export function noUpdateNote(metrics: Readonly<Record<string, number>>): string | undefined {
+  if (metrics['charts/updated'] !== 0) return undefined;
+  const groups = metrics['charts/groups'] ?? 0;
+  const flat = metrics['charts/zero_variance_groups'] ?? 0;
+  if (groups > 0 && flat === groups) {
+    return `no update: every group had zero reward variance (${flat} of ${groups} groups skipped)`;
+  }
+  return `no update: no generated tokens to train on (${flat} of ${groups} groups had zero reward variance)`;
 }

@@ -72,11 +72,13 @@ export async function checkFirstPromptFits(
   const options = { ...agentOptionsFor(config, { provider, temperature: 0 }), maxTurns: 1 };
   const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 1 });
   try {
-    const [episode] = await rollout(createAgent(config, policy, options), vectorEnv, {
-      envId: provider.envId,
-      tasks: [task],
-      runId: 'preflight',
-    });
+    const [episode] = await rollout(
+      createAgent(config, policy, options),
+      vectorEnv,
+      { envId: provider.envId, tasks: [task], runId: 'preflight' },
+      // The overflow is the error below; the stages and evaluations report other turn-0 ends.
+      { onTurnZeroEnds: () => {} },
+    );
     if (episode?.metadata?.endReason === 'context_overflow') {
       throw new ConfigError(
         `policy.contextLength: ${modelDimensions(config.policy).contextLength} tokens cannot hold the agent's first prompt on a train task of "${provider.envId}"; raise policy.contextLength or shorten the prompt (agent.prompt, agent.historyWindow)`,

@@ -14,6 +14,16 @@ describe('ProgressBar', () => {
     expect(lines).toEqual([`${line}\n`]);
   });
 
+  it('says in words, after the figures, what the figures alone would hide', () => {
+    const lines: string[] = [];
+    const bar = new ProgressBar('joint', 4, { write: (t) => lines.push(t) > 0 }, () => 0);
+    const note = 'no update: every group had zero reward variance (2 of 2 groups skipped)';
+    const line = bar.update(1, { success: '0.0%' }, [note]);
+    expect(line.endsWith(`success 0.0%  ${note}`)).toBe(true);
+    expect(lines).toEqual([`${line}\n`]);
+    expect(bar.update(2, { success: '0.0%' })).not.toContain('no update');
+  });
+
   it('does not count work done before a resume in the pace', () => {
     let clock = 0;
     const bar = new ProgressBar('joint', 10, { write: () => true }, () => clock, 5);

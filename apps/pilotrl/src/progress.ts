@@ -1,5 +1,6 @@
-// A dependency-free progress line on stderr: done/total, ETA from the mean time per unit, and live
-// figures (success rate). On a terminal it redraws in place; otherwise it prints one line per update.
+// A dependency-free progress line on stderr: done/total, ETA from the mean time per unit, live
+// figures (success rate) and notes in words (an update that changed nothing). On a terminal it
+// redraws in place; otherwise it prints one line per update.
 
 export interface ProgressStream {
   write(text: string): boolean;
@@ -37,8 +38,8 @@ export class ProgressBar {
 
   private readonly initial: number;
 
-  /** Marks `done` units finished and redraws with the given live figures. */
-  update(done: number, figures: Record<string, string> = {}): string {
+  /** Marks `done` units finished and redraws with the given live figures, then the notes. */
+  update(done: number, figures: Record<string, string> = {}, notes: readonly string[] = []): string {
     this.done = done;
     const width = 24;
     const fraction = this.total > 0 ? Math.min(1, this.done / this.total) : 1;
@@ -52,6 +53,7 @@ export class ProgressBar {
       `elapsed ${formatDuration(elapsed)}`,
       `ETA ${formatDuration(eta)}`,
       ...extras,
+      ...notes,
     ].join('  ');
     this.stream.write(this.stream.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
     return line;

@@ -11,6 +11,7 @@ import type { RunContext } from './phase-runner';
 import { drawEnvCounts, perEnvMetrics, type RunEnv } from './run-envs';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 import { createStageScorer } from './stage-rewards';
+import { turnZeroNotice } from './turn-zero-notice';
 
 export interface StageRollout {
   /** The run's envs, played this iteration or not. */
@@ -41,6 +42,11 @@ export function createStageRollouts(
     }),
     scorer: createStageScorer(env.config, stage, env.provider),
   }));
+  const notice = turnZeroNotice(
+    context.log,
+    `${phase.name} rollout`,
+    (envId) => envs.find((env) => env.provider.envId === envId)?.config,
+  );
   return {
     async play(rng, iteration) {
       const counts = drawEnvCounts(rng, stage.tasksPerIteration, envs);
@@ -65,15 +71,20 @@ export function createStageRollouts(
             temperature: config.agent.temperature,
           }),
         );
-        const episodes = await rollout(agent, vectorEnv, {
-          envId: env.provider.envId,
-          tasks,
-          groupSize: stage.groupSize,
-          // Group ids carry the run id; a mixture's envs may share task ids.
-          runId: `${phase.name}-${iteration}${envs.length > 1 ? `-${env.id}` : ''}`,
-          seed: rng.uint32() >>> 1,
-          recordStepChecks: scorer.needsStepChecks,
-        });
+        const episodes = await rollout(
+          agent,
+          vectorEnv,
+          {
+            envId: env.provider.envId,
+            tasks,
+            groupSize: stage.groupSize,
+            // Group ids carry the run id; a mixture's envs may share task ids.
+            runId: `${phase.name}-${iteration}${envs.length > 1 ? `-${env.id}` : ''}`,
+            seed: rng.uint32() >>> 1,
+            recordStepChecks: scorer.needsStepChecks,
+          },
+          notice,
+        );
         rolloutSeconds += (Date.now() - started) / 1000;
         const { judgeScore } = await scorer.score(episodes);
         if (judgeScore !== null) scores.push({ score: judgeScore, episodes: episodes.length });

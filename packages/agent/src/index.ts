@@ -69,5 +69,6 @@ export {
   testTimeSearchSchema,
 } from './test-time-search';
 export { estimateTokens } from './token-budget';
+export { TURN_ZERO_WARNING_CODES, type TurnZeroCause, type TurnZeroReport } from './turn-zero-ends';
 export { missingValueHead, type ValueModel, valueModelOf } from './value-model';
 export { createVectorEnv, type VectorEnvOptions } from './vector-env';

@@ -243,13 +243,19 @@ async function playBranches(
         : createReActAgent(agent.policy, greedy);
     const vectorEnv = createVectorEnv(members.map((branch) => () => resumedEnv(branch.copy, branch.result)));
     try {
-      const episodes = await playout(follower, vectorEnv, {
-        envId,
-        tasks,
-        goals: members.map((branch) => decisions[branch.decision]!.goal),
-        runId: 'lookahead',
-        seed,
-      });
+      const episodes = await playout(
+        follower,
+        vectorEnv,
+        {
+          envId,
+          tasks,
+          goals: members.map((branch) => decisions[branch.decision]!.goal),
+          runId: 'lookahead',
+          seed,
+        },
+        // Branches resume episodes mid-way: a branch's first turn is not an episode's turn 0.
+        { onTurnZeroEnds: () => {} },
+      );
       episodes.forEach((episode, at) => {
         const branch = members[at]!;
         const compute = computes[branch.decision]!;

@@ -48,6 +48,7 @@ import {
   type TokenCounter,
   tokenCounterFor,
 } from './token-budget';
+import { type TurnZeroEnd, type TurnZeroReport, turnZeroReports, warnTurnZeroEnds } from './turn-zero-ends';
 
 export const rolloutOptionsSchema = z
   .object({
@@ -121,6 +122,10 @@ interface Slot {
   history: { assistant: string; user: string }[];
   done: boolean;
   endReason: EndReason | null;
+  /** The turn during which the episode ended (0: at reset or in its first turn). */
+  endTurn: number | null;
+  /** Where the prompt did not fit: the smallest the agent could build and the tokens it had. */
+  overflowPrompt: { tokens: number; budgetTokens: number } | null;
   envError: string | null;
   contextCuts: number;
   omittedTurnsMax: number;
@@ -156,16 +161,23 @@ export function toGeneration(kind: Generation['kind'], result: GenerateResult): 
   };
 }
 
-/**
- * Plays every task `groupSize` times and returns the episodes in task order, samples in order
- * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks.
- */
 /** What a caller hears while a rollout runs. */
 export interface RolloutHooks {
   /** Each wave's episodes as soon as they finish (so a failure later loses none of them). */
   onEpisodes?(episodes: readonly Episode[]): void | Promise<void>;
+  /**
+   * Most episodes (more than half, at least a few) ended at turn 0: their first prompt did not fit
+   * the context, the env admitted no command, or the env failed at once. Called once per cause at
+   * the end of the rollout. Without this hook the rollout warns instead (`process.emitWarning`,
+   * codes `TURN_ZERO_WARNING_CODES`), once per cause per process.
+   */
+  onTurnZeroEnds?(report: TurnZeroReport): void;
 }
 
+/**
+ * Plays every task `groupSize` times and returns the episodes in task order, samples in order
+ * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks.
+ */
 export async function rollout(
   agent: Agent,
   vectorEnv: VectorEnv,
@@ -186,12 +198,21 @@ export async function rollout(
     );
   }
   const episodes: Episode[] = [];
+  const turnZero: TurnZeroEnd[] = [];
   for (let start = 0; start < config.tasks.length; start += tasksPerWave) {
     const wave = config.tasks.slice(start, start + tasksPerWave);
     const finished = await runWave(agent, vectorEnv, config, wave, start, search);
-    episodes.push(...finished);
-    await hooks.onEpisodes?.(finished);
+    episodes.push(...finished.episodes);
+    turnZero.push(...finished.turnZero);
+    await hooks.onEpisodes?.(finished.episodes);
   }
+  const reports = turnZeroReports(turnZero, {
+    envId: config.envId,
+    total: episodes.length,
+    contextTokens: agent.options.contextTokens,
+    countsExactly: agent.policy.countTokens !== undefined,
+  });
+  for (const report of reports) (hooks.onTurnZeroEnds ?? warnTurnZeroEnds)(report);
   return episodes;
 }
 
@@ -202,7 +223,7 @@ async function runWave(
   wave: TaskRef[],
   firstTaskIndex: number,
   search: ResolvedTestTimeSearch | undefined,
-): Promise<Episode[]> {
+): Promise<{ episodes: Episode[]; turnZero: TurnZeroEnd[] }> {
   const { options, policy, paradigm } = agent;
   // With recordStepChecks: the vector env that hands out its members' checks.
   let checking: VectorStepChecks | undefined;
@@ -254,6 +275,8 @@ async function runWave(
       history: [],
       done: false,
       endReason: null,
+      endTurn: null,
+      overflowPrompt: null,
       envError: null,
       contextCuts: 0,
       omittedTurnsMax: 0,
@@ -268,7 +291,7 @@ async function runWave(
   });
   for (const state of slots) {
     if (state.current.terminated || state.current.truncated) {
-      finish(state, state.current.info.error === undefined ? 'env_done' : 'env_error');
+      finish(state, state.current.info.error === undefined ? 'env_done' : 'env_error', 0);
       state.envError = state.current.info.error ?? null;
     } else if (checking !== undefined) {
       state.stepChecks = createStepCheckRecorder(checking.stepChecksAt(state.slot, 'recording step checks'), {
@@ -285,13 +308,18 @@ async function runWave(
       admissibleActions:
         state.turns.length === 0 && state.history.length === 0 ? state.current.admissibleActions : [],
     });
+  // A live episode has recorded every turn before the one it is prompted for.
+  const overflow = (state: Slot, tokens: number, budgetTokens: number) => {
+    state.overflowPrompt = { tokens, budgetTokens };
+    finish(state, 'context_overflow', state.turns.length);
+  };
   const prompt = (state: Slot, request: string, maxTokens: number): GenerateRequest['messages'] => {
     if (state.view !== null) {
       const view = state.view.prompt();
       const messages = [{ role: 'user' as const, content: request === '' ? view : `${view}\n${request}` }];
-      if (countMessageTokens(messages, count) > options.contextTokens - maxTokens) {
-        finish(state, 'context_overflow');
-      }
+      const tokens = countMessageTokens(messages, count);
+      if (tokens > options.contextTokens - maxTokens)
+        overflow(state, tokens, options.contextTokens - maxTokens);
       return messages;
     }
     const fitted = fitConversation(
@@ -300,7 +328,7 @@ async function runWave(
     );
     if (fitted.cut) state.contextCuts += 1;
     state.omittedTurnsMax = Math.max(state.omittedTurnsMax, fitted.omittedTurns);
-    if (fitted.overflow) finish(state, 'context_overflow');
+    if (fitted.overflow) overflow(state, fitted.tokens, options.contextTokens - maxTokens);
     return fitted.messages;
   };
 
@@ -323,7 +351,7 @@ async function runWave(
       const choices = state.current.admissibleActions;
       if (choosing && choices.length === 0) {
         state.envError = `the env admits no command to choose from at turn ${turn}`;
-        finish(state, 'no_actions');
+        finish(state, 'no_actions', turn);
         continue;
       }
       const request = { paradigm, plan: state.plan, fixedSteps: stepsDone(agent, state) };
@@ -413,7 +441,7 @@ async function runWave(
       });
       if (state.done) continue;
       if (state.formatError !== null && options.formatError.mode === 'terminate') {
-        finish(state, 'format_error');
+        finish(state, 'format_error', turn);
         continue;
       }
       if (parsed.action === null) {
@@ -428,7 +456,7 @@ async function runWave(
       }
       if (result === null) {
         state.envError = `env ${state.slot} was inactive when stepped`;
-        finish(state, 'env_error');
+        finish(state, 'env_error', turn);
         continue;
       }
       state.current = result;
@@ -448,14 +476,30 @@ async function runWave(
       });
       if (result.info.error !== undefined) {
         state.envError = result.info.error;
-        finish(state, 'env_error');
+        finish(state, 'env_error', turn);
       } else if (result.terminated || result.truncated) {
-        finish(state, 'env_done');
+        finish(state, 'env_done', turn);
       }
     }
   }
-  for (const state of slots) if (!state.done) finish(state, 'max_turns');
-  return slots.map((state) => toEpisode(agent, config, template, state));
+  for (const state of slots) if (!state.done) finish(state, 'max_turns', options.maxTurns - 1);
+  return {
+    episodes: slots.map((state) => toEpisode(agent, config, template, state)),
+    turnZero: slots.flatMap((state) => turnZeroEnd(state) ?? []),
+  };
+}
+
+/** Why the episode of `state` ended at turn 0, where that points at the setup (the prompt, the env). */
+function turnZeroEnd(state: Slot): TurnZeroEnd | undefined {
+  const cause = state.endReason;
+  if (state.endTurn !== 0) return undefined;
+  if (cause !== 'context_overflow' && cause !== 'no_actions' && cause !== 'env_error') return undefined;
+  return {
+    cause,
+    openingChars: state.initialObservation.length,
+    ...(state.overflowPrompt === null ? {} : { prompt: state.overflowPrompt }),
+    ...(state.envError === null ? {} : { envError: state.envError }),
+  };
 }
 
 /**
@@ -542,9 +586,10 @@ function isRecorded(state: Slot): boolean {
 
 const episodeIdOf = (state: Slot) => `${state.groupId}/${state.sampleIndex}`;
 
-function finish(state: Slot, reason: EndReason): void {
+function finish(state: Slot, reason: EndReason, turn: number): void {
   state.done = true;
   state.endReason = reason;
+  state.endTurn = turn;
 }
 
 function joinErrors(existing: string | null, added: string): string {

@@ -192,12 +192,13 @@ export async function replayScripts(
       },
     };
     const played = () => examples.filter((example) => example.kind === 'act').length;
-    const [episode] = await rollout(scripted, vectorEnv, {
-      envId,
-      tasks: [script.task],
-      goals: [script.goal],
-      runId: 'script',
-    });
+    const [episode] = await rollout(
+      scripted,
+      vectorEnv,
+      { envId, tasks: [script.task], goals: [script.goal], runId: 'script' },
+      // A script cut short is the error below, which says why the episode ended.
+      { onTurnZeroEnds: () => {} },
+    );
     if (played() !== script.commands.length) {
       throw new ScriptCutShortError(
         `the episode of task "${script.task.taskId}" ended (${String(episode!.metadata.endReason)}) after ${played()} of its ${script.commands.length} scripted commands`,

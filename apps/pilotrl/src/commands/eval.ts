@@ -30,6 +30,7 @@ import {
   type SearchFlags,
   searchFor,
 } from '../search-options';
+import { turnZeroNotice } from '../turn-zero-notice';
 import type { CliIo } from './io';
 import { resolveConfig } from './train';
 
@@ -224,7 +225,14 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
         ...(search === undefined ? {} : { search: (env) => searchFor(search, policy, env) }),
       },
       { step: 0, phase: 'eval' },
-      { onEpisodes: keep },
+      {
+        onEpisodes: keep,
+        ...turnZeroNotice(
+          (line) => io.stderr.write(`pilotrl eval: ${line}\n`),
+          'eval',
+          (envId) => envs.find((env) => env.provider.envId === envId)?.config,
+        ),
+      },
     );
     const rows = withCompute(records, finished, envs);
     io.stdout.write(formatEvalTable(rows));
