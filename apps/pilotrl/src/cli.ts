@@ -14,6 +14,7 @@ import { reproduce } from './commands/reproduce';
 import { serveUntilStopped } from './commands/serve';
 import { serveEnvUntilStopped } from './commands/serve-env';
 import { train } from './commands/train';
+import { loadPlugins, loadRunPlugins } from './plugins/load';
 import { presets } from './presets';
 import { writeReport } from './report';
 import { VARIANTS, type Variant } from './reproduce';
@@ -165,6 +166,12 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     )
     .version(version(), '-V, --version', 'print the version')
     .option('--debug', 'on an error, print its stack trace')
+    .option(
+      '--plugin <module>',
+      'load envs from a plug-in package or file before the command (repeatable): a package installed here, or ./path',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .exitOverride()
     .showSuggestionAfterError()
     .configureHelp({ showGlobalOptions: true })
@@ -257,7 +264,8 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     .command('report')
     .description('write <run-dir>/report/index.html and the same charts as PNG files')
     .argument('<run-dir>', 'the run directory')
-    .action((runDir: string) => {
+    .action(async (runDir: string) => {
+      await loadRunPlugins(runDir);
       const files = writeReport(runDir);
       io.stdout.write(`${files.html}\n${files.pngs.join('\n')}\n`);
     });
@@ -436,6 +444,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   });
   cli.hook('preSubcommand', (_cli, subcommand) => {
     command = subcommand.name();
+  });
+  // Plug-ins named on the command line are loaded before any command runs, relative to the working directory.
+  cli.hook('preAction', async () => {
+    await loadPlugins(cli.opts<{ plugin: string[] }>().plugin, process.cwd());
   });
   try {
     await cli.parseAsync(argv, { from: 'user' });

@@ -11,7 +11,7 @@ import { refusalProblem } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { runCli } from './cli';
-import { loadConfigFile, parseConfig } from './config';
+import { parseConfig, readConfigFile } from './config';
 import { presets } from './presets';
 import { capturedIo } from './tiny-corridor.testing';
 
@@ -211,7 +211,9 @@ describe('config fuzz', () => {
     for (const { name, text } of configFiles()) {
       const path = join(dir, name);
       writeFileSync(path, text);
-      const problem = refusalProblem(() => loadConfigFile(path), { maxLength: MAX_MESSAGE });
+      const problem = refusalProblem(() => parseConfig(readConfigFile(path), path), {
+        maxLength: MAX_MESSAGE,
+      });
       if (problem !== undefined) failures.push(`${name}: ${problem}`);
     }
     expect(failures.slice(0, 5)).toEqual([]);
@@ -227,7 +229,7 @@ describe('config fuzz', () => {
       // Only files that must be refused: an accepted one would start training.
       let accepted = true;
       try {
-        loadConfigFile(path);
+        parseConfig(readConfigFile(path), path);
       } catch {
         accepted = false;
       }

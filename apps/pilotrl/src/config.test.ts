@@ -198,19 +198,19 @@ describe('curriculum config', () => {
     expect(message).toContain('stages.0.learningRate');
   });
 
-  it('loads YAML and JSON files and names the file in errors', () => {
+  it('loads YAML and JSON files and names the file in errors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-config-'));
     const yamlPath = join(dir, 'run.yaml');
     writeFileSync(
       yamlPath,
       'name: mine\npolicy:\n  size: tiny\nstages:\n  - kind: joint\n    iterations: 2\n    tasksPerIteration: 2\n    groupSize: 2\n    learningRate: 0.001\n    rewards: { outcome: 1 }\n',
     );
-    expect(loadConfigFile(yamlPath)).toMatchObject({ name: 'mine', policy: { size: 'tiny' } });
+    await expect(loadConfigFile(yamlPath)).resolves.toMatchObject({ name: 'mine', policy: { size: 'tiny' } });
     const jsonPath = join(dir, 'run.json');
     writeFileSync(jsonPath, JSON.stringify({ ...minimal, evals: {} }));
-    expect(() => loadConfigFile(jsonPath)).toThrow(`Invalid curriculum in ${jsonPath}`);
+    await expect(loadConfigFile(jsonPath)).rejects.toThrow(`Invalid curriculum in ${jsonPath}`);
     writeFileSync(jsonPath, '{ "stages": ');
-    expect(() => loadConfigFile(jsonPath)).toThrow(/is not valid JSON/);
+    await expect(loadConfigFile(jsonPath)).rejects.toThrow(/is not valid JSON/);
   });
 
   it('ships valid presets; paper carries PilotRL reference hyperparameters', () => {
@@ -234,11 +234,12 @@ describe('curriculum config', () => {
     );
   });
 
-  it('ships valid curriculum files in configs/', () => {
+  it('ships valid curriculum files in configs/', async () => {
     const dir = join(import.meta.dirname, '..', 'configs');
     const files = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f));
     expect(files.length).toBeGreaterThan(0);
-    for (const file of files) expect(loadConfigFile(join(dir, file)).stages.length, file).toBeGreaterThan(0);
+    for (const file of files)
+      expect((await loadConfigFile(join(dir, file))).stages.length, file).toBeGreaterThan(0);
   });
 
   it('resolves named model sizes with explicit overrides', () => {
@@ -269,13 +270,13 @@ describe('sizes a run cannot hold', () => {
     );
   });
 
-  it('refuses dModel 1000000 at load, from a file as from an object', () => {
+  it('refuses dModel 1000000 at load, from a file as from an object', async () => {
     expect(problems({ ...minimal, policy: { dModel: 1e6 } })).toContain(
       'policy.dModel: must be at most 8192 (got 1000000)',
     );
     const path = join(mkdtempSync(join(tmpdir(), 'pilotrl-bounds-')), 'huge.yaml');
     writeFileSync(path, `policy: { dModel: 1000000 }\nstages: ${JSON.stringify(minimal.stages)}\n`);
-    expect(() => loadConfigFile(path)).toThrow('policy.dModel: must be at most 8192 (got 1000000)');
+    await expect(loadConfigFile(path)).rejects.toThrow('policy.dModel: must be at most 8192 (got 1000000)');
   });
 
   it('refuses a resumed run whose saved config asks for too much', () => {

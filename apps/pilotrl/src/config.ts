@@ -2,11 +2,12 @@
 // the three PilotRL stages, eval, checkpoints), loaded from YAML or JSON. Every object is strict, so
 // a misspelt key is an error naming the key and the keys allowed there.
 import { readFileSync, statSync } from 'node:fs';
-import { extname } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { ConfigError, describeIssues, printable } from '@pilotrl/core';
 import { parseDocument, Parser as YamlParser } from 'yaml';
 import { z } from 'zod';
-import { envProviders } from './env-providers';
+import { ADD_ENV_HINT, envProviders } from './env-providers';
+import { loadConfigPlugins } from './plugins/load';
 import {
   keyLimits,
   MIN_CONTEXT_LENGTH,
@@ -43,9 +44,18 @@ const count = (max: number, min = 1) =>
     .min(min, { error: (issue) => `must be at least ${min} (got ${issue.input})` })
     .max(max, { error: (issue) => `must be at most ${max} (got ${issue.input})` });
 
+/** An id of a registered env: a built-in one, or one of a loaded plug-in. */
+const envId = z
+  .string()
+  .min(1)
+  .refine((id) => envProviders.has(id), {
+    error: (issue) =>
+      `unknown env "${printable(String(issue.input), 40)}"; known: ${envProviders.ids().join(', ')}. ${ADD_ENV_HINT}`,
+  });
+
 export const envConfigSchema = strict({
   /** Registry id of the env (`alfworld` is the built-in generator). */
-  id: z.string().min(1).default('alfworld'),
+  id: envId.default('alfworld'),
   /** Env-specific options, validated by the env's own factory. */
   options: z.record(z.string(), z.unknown()).default({}),
   /** Split the training tasks are drawn from. */
@@ -154,13 +164,7 @@ const agentOverrideSchema = strict(
 /** One env of a mixture: the single-env fields (the id required), its weight and its agent settings. */
 export const mixtureEnvSchema = strict({
   /** Registry id of the env; each env appears once. */
-  id: z
-    .string()
-    .min(1)
-    .refine((id) => envProviders.has(id), {
-      error: (issue) =>
-        `unknown env "${printable(String(issue.input), 40)}"; known: ${envProviders.ids().join(', ')}`,
-    }),
+  id: envId,
   /** Share of the training tasks, demonstrations and tokenizer corpus (relative to the others' weights). */
   weight: z
     .number()
@@ -366,6 +370,11 @@ export type WatchConfig = z.output<typeof watchConfigSchema>;
 
 export const curriculumConfigSchema = strict({
   name: z.string().min(1).default('custom'),
+  /**
+   * Plug-in modules whose envs the curriculum may name: package names (installed beside the config
+   * or the working directory) or paths (relative to the config file). Loaded before the rest is read.
+   */
+  plugins: z.array(z.string().min(1).max(1024)).max(64).default([]),
   /** Master seed: task order, sampling; every derived seed is recorded in the run directory. */
   seed: seed.default(1),
   env: envSectionSchema.default(envConfigSchema.parse({})),
@@ -704,8 +713,16 @@ function parseYamlText(text: string): unknown {
   return document.toJS();
 }
 
-/** Reads a `.yaml`, `.yml` or `.json` curriculum file of at most `MAX_CONFIG_FILE_BYTES`. */
-export function loadConfigFile(path: string): CurriculumConfig {
+/**
+ * Reads a `.yaml`, `.yml` or `.json` curriculum file of at most `MAX_CONFIG_FILE_BYTES`, after
+ * loading the plug-ins it names (paths relative to the file).
+ */
+export async function loadConfigFile(path: string): Promise<CurriculumConfig> {
+  return parseConfig(await loadConfigPlugins(readConfigFile(path), dirname(resolve(path))), path);
+}
+
+/** The value a `.yaml`, `.yml` or `.json` file of at most `MAX_CONFIG_FILE_BYTES` holds, not yet checked. */
+export function readConfigFile(path: string): unknown {
   const unreadable = (cause: unknown) =>
     new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, { cause });
   let bytes: number;
@@ -741,5 +758,5 @@ export function loadConfigFile(path: string): CurriculumConfig {
       { cause },
     );
   }
-  return parseConfig(value, path);
+  return value;
 }

@@ -88,7 +88,7 @@ describe.skipIf(!reference.run)('pilotrl with Gemma 3 270M behind llama-cpp-pyth
   });
 
   it("has stage 1's LLM plan provider plan ALFWorld tasks, failing by task on a plan that does not parse", async () => {
-    const [alfworld] = runEnvsFor(resolveConfig('quick'));
+    const [alfworld] = runEnvsFor(await resolveConfig('quick'));
     const { provider } = alfworld!;
     const tasks = await provider.tasks.tasks('valid_unseen', { offset: 0, limit: 2 });
     const plans = llmPlanProvider(client(), provider.envId, { maxTokens: 160 });
@@ -121,7 +121,7 @@ describe.skipIf(!reference.run)('pilotrl with Gemma 3 270M behind llama-cpp-pyth
 
   it('gives a baseline row on ALFWorld through pilotrl eval --base-url', async () => {
     // The quick preset's agent (choice actions, plans in plan steps) on short episodes, to bound time.
-    const config = { ...resolveConfig('quick'), name: 'llama-cpp-baseline' };
+    const config = { ...(await resolveConfig('quick')), name: 'llama-cpp-baseline' };
     const path = join(scratch, 'baseline.json');
     writeFileSync(path, JSON.stringify({ ...config, env: { ...config.env, maxSteps: 6 } }));
     const io = capturedIo();

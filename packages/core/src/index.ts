@@ -49,6 +49,15 @@ export {
 } from './errors';
 export { createLimiter, type Limiter } from './limiter';
 export {
+  createEnvProvider,
+  definePlugin,
+  type EnvDescriptor,
+  type EnvProvider,
+  optionsKnownTo,
+  type PilotrlPlugin,
+  withCachedOracle,
+} from './plugin';
+export {
   type ChatMessage,
   chatMessageSchema,
   type GenerateRequest,
@@ -58,7 +67,7 @@ export {
   type Policy,
   type ResolvedGenerateRequest,
 } from './policy';
-export { createRegistry, type Registry } from './registry';
+export { createRegistry, type Registry, type RegistryOptions } from './registry';
 export {
   type Judge,
   type JudgeInput,

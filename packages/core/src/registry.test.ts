@@ -19,6 +19,13 @@ describe('createRegistry', () => {
     expect(() => registry.get('ppo')).toThrow('Unknown estimator "ppo". Known: grpo');
   });
 
+  it('says how to add an id when it has a hint', () => {
+    const registry = createRegistry<number>('estimator', { unknownHint: 'Register it first' });
+    expect(() => registry.get('ppo')).toThrow(
+      'Unknown estimator "ppo". Known: (none registered). Register it first',
+    );
+  });
+
   it('refuses duplicates unless asked to replace, and bad ids', () => {
     const registry = createRegistry<number>('loss');
     registry.register('ppo', 1);

@@ -11,7 +11,12 @@ export interface Registry<T> {
   ids(): string[];
 }
 
-export function createRegistry<T>(kind: string): Registry<T> {
+export interface RegistryOptions {
+  /** A sentence added to the error for an unknown id: how to add one. */
+  readonly unknownHint?: string;
+}
+
+export function createRegistry<T>(kind: string, { unknownHint }: RegistryOptions = {}): Registry<T> {
   const entries = new Map<string, T>();
   return {
     register(id, value, options = {}) {
@@ -30,7 +35,7 @@ export function createRegistry<T>(kind: string): Registry<T> {
       if (value === undefined) {
         const known = [...entries.keys()].sort();
         throw new NotFoundError(
-          `Unknown ${kind} "${id}". Known: ${known.length > 0 ? known.join(', ') : '(none registered)'}`,
+          `Unknown ${kind} "${id}". Known: ${known.length > 0 ? known.join(', ') : '(none registered)'}${unknownHint === undefined ? '' : `. ${unknownHint}`}`,
         );
       }
       return value;

@@ -58,6 +58,7 @@ export { alfworldNames, type Naming } from './names';
 export { solveGame } from './oracle';
 export { parseDomain, parseProblem } from './pddl';
 export { alfworldPlanOf, alfworldPlanSteps } from './plan-steps';
+export { plugin } from './plugin';
 export { readActionsFile, replayFiles, replayTranscript } from './replay';
 export { createAlfworldSearcher, type SearcherOptions } from './searcher';
 export { alfworldStateView } from './state-view';

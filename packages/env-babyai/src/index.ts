@@ -14,6 +14,7 @@ export { GENERATED_LEVELS, generateLevel } from './generator';
 export { goalOf, type LevelState, levelStateSchema, parseLevelFile, parseLevelState } from './level';
 export { planPrimitives, solveLevel } from './oracle';
 export { babyaiPlanOf, babyaiPlanSteps } from './plan-steps';
+export { plugin } from './plugin';
 export { AGENTGYM_DATA_LEVELS, AGENTGYM_LEVELS, BABYAI_SPLIT_PLAN, type BabyaiSplit } from './splits';
 export {
   BABYAI_ENV_ID,

@@ -24,6 +24,7 @@ export {
   shortestPath,
 } from './maze';
 export { landmarks, mazePlanSteps } from './plan-steps';
+export { plugin } from './plugin';
 export {
   MAZE_ENV_ID,
   MAZE_TASK,

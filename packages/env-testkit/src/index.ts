@@ -16,7 +16,7 @@ export {
   stateCopyCheckOptionsSchema,
 } from './state-copy-checks';
 export { measureStepRate, playRandomEpisodes, type RandomPlayOptions, type StepRate } from './step-rate';
-export { type TestkitEnv, testkitEnvs } from './testkit-envs';
+export { plugin, type TestkitEnv, testkitEnvs } from './testkit-envs';
 export {
   createToyEnv,
   createToyTaskSource,

@@ -24,6 +24,7 @@ export {
 } from './load-recipes';
 export { solve } from './oracle';
 export { textcraftPlanOf, textcraftPlanSteps } from './plan-steps';
+export { plugin } from './plugin';
 export { type CraftingRecipe, craftingRecipeSchema, type NamedRecipe } from './recipe-file';
 export {
   builtinRecipeWorld,

@@ -13,6 +13,7 @@ export {
   wordleFirstObservation,
 } from './env';
 export { type GuessOutcome, guessOf, MAX_ATTEMPTS, spaced, WORD_LENGTH, WordleGame } from './game';
+export { plugin } from './plugin';
 export { PythonRandom } from './python-random';
 export { feedbackCode, solveAgainst } from './solver';
 export {

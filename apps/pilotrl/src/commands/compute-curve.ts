@@ -83,7 +83,7 @@ export function searchLabel(search: SearchChoice): string {
 }
 
 export async function computeCurve(options: ComputeCurveOptions, io: CliIo): Promise<CurvePoint[]> {
-  const base = resolveConfig(options.config);
+  const base = await resolveConfig(options.config);
   const log = (line: string) => io.stderr.write(`pilotrl compute-curve: ${line}\n`);
   const phaseNames = curriculumPhases(base).map((phase) => phase.name);
   const plan = [

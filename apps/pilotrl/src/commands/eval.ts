@@ -18,6 +18,7 @@ import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy
 import { type CurriculumConfig, envCurricula } from '../config';
 import { JsonlWriter } from '../jsonl';
 import { curriculumJudging, evaluateEnvs } from '../phase-eval';
+import { loadRunPlugins } from '../plugins/load';
 import { readRunConfig } from '../run-dir';
 import { type RunEnv, runEnvsFor } from '../run-envs';
 import { loadRunPolicy } from '../run-policy';
@@ -88,12 +89,14 @@ function runDirOf(checkpoint: string): string | undefined {
   );
 }
 
-function evalConfig(options: EvalOptions): CurriculumConfig {
+async function evalConfig(options: EvalOptions): Promise<CurriculumConfig> {
   const runDir = options.checkpoint === undefined ? undefined : runDirOf(options.checkpoint);
   let base: CurriculumConfig;
-  if (options.config !== undefined) base = resolveConfig(options.config);
-  else if (runDir !== undefined) base = readRunConfig(runDir);
-  else base = resolveConfig('quick');
+  if (options.config !== undefined) base = await resolveConfig(options.config);
+  else if (runDir !== undefined) {
+    await loadRunPlugins(runDir);
+    base = readRunConfig(runDir);
+  } else base = await resolveConfig('quick');
   if (options.env !== undefined) base = onlyEnv(base, options.env);
   return {
     ...base,
@@ -150,7 +153,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   // The search options are checked before any episode runs: the flags and the config before the
   // model loads, its value head once it has.
   const search = parseSearchFlags(options);
-  const config = evalConfig(options);
+  const config = await evalConfig(options);
   if (search !== undefined) checkSearchFitsConfig(search, config);
   const envs = runEnvsFor(config).map((env) => ({
     ...env,

@@ -31,7 +31,7 @@ export interface ReproduceOptions {
 }
 
 export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<VariantResult[]> {
-  const base = resolveConfig(options.config);
+  const base = await resolveConfig(options.config);
   // Warm starts before the variants that fork from them; results keep the requested order.
   const order = [...options.variants].sort(
     (a, b) => Number(warmStartOf(a) !== undefined) - Number(warmStartOf(b) !== undefined),

@@ -7,6 +7,7 @@ import { type BackendChoice, type BackendInfo, describeBackend, initBackend } fr
 import { type CurriculumConfig, loadConfigFile } from '../config';
 import { evalSeedOf, runCurriculum } from '../curriculum';
 import { JsonlWriter } from '../jsonl';
+import { loadRunPlugins } from '../plugins/load';
 import { presetConfig } from '../presets';
 import { writeReport } from '../report';
 import {
@@ -44,10 +45,10 @@ export const PACKAGE_NAMES = [
   'zod',
 ];
 
-/** A config from a `.yaml`/`.json` path, or a preset name. */
-export function resolveConfig(nameOrPath: string): CurriculumConfig {
+/** A config from a `.yaml`/`.json` path (with the plug-ins it names loaded), or a preset name. */
+export async function resolveConfig(nameOrPath: string): Promise<CurriculumConfig> {
   return /\.(ya?ml|json)$/i.test(nameOrPath) || existsSync(nameOrPath)
-    ? loadConfigFile(nameOrPath)
+    ? await loadConfigFile(nameOrPath)
     : presetConfig(nameOrPath);
 }
 
@@ -119,6 +120,7 @@ export async function train(
       );
     }
     runDir = options.resume;
+    await loadRunPlugins(runDir);
     const config = withBackend(readRunConfig(runDir), options.backend);
     const release = lockRunDir(runDir);
     try {
@@ -143,7 +145,7 @@ export async function train(
     if (options.config === undefined)
       throw new InvalidArgumentError('pilotrl train needs --config <file|preset> or --resume <run-dir>');
     const config = withBackend(
-      typeof options.config === 'string' ? resolveConfig(options.config) : options.config,
+      typeof options.config === 'string' ? await resolveConfig(options.config) : options.config,
       options.backend,
     );
     runDir = options.out ?? defaultRunDir(config);
