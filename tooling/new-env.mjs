@@ -1,5 +1,6 @@
 // `pnpm new:env <name>`: creates packages/env-<name>/ from tooling/templates/env, a working env
-// package (env, task source, oracle, conformance test) that contributors then turn into their game.
+// package (env, task source, oracle, conformance test, plug-in) that contributors then turn into their
+// game, and registers it in the pilotrl app (its dependencies and apps/pilotrl/src/plugins/builtin.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -94,6 +95,50 @@ if (biome.status !== 0)
   fail(`"biome check --write" failed on the new package:\n${biome.stdout}${biome.stderr}`);
 console.log(`Created @pilotrl/env-${name} in ${relative(process.cwd(), packageDir) || '.'}`);
 
+/**
+ * Wires the new package into the `pilotrl` app: a dependency in its package.json and the package's
+ * plug-in in its built-in list, so `pilotrl play --env <name>` and configs naming it work.
+ */
+function registerInApp() {
+  const appManifestPath = join(root, 'apps', 'pilotrl', 'package.json');
+  const builtinPath = join(root, 'apps', 'pilotrl', 'src', 'plugins', 'builtin.ts');
+  const packageName = `@pilotrl/env-${name}`;
+  const alias = values.__CAMEL__;
+  let builtin = readFileSync(builtinPath, 'utf8');
+  if (new RegExp(`\\b${alias}\\b`).test(builtin)) {
+    fail(`${relative(root, builtinPath)} already uses the name "${alias}"; pick another env name`);
+  }
+  const imports = [...builtin.matchAll(/^import \{ plugin as \w+ \} from '[^']+';$/gm)];
+  const list = /(export const builtinPlugins: readonly PilotrlPlugin\[\] = \[)([^\]]*)(\];)/.exec(builtin);
+  if (imports.length === 0 || list === null) {
+    fail(`cannot find the plug-in imports and the builtinPlugins list in ${relative(root, builtinPath)}`);
+  }
+  const lastImport = imports.at(-1);
+  const at = lastImport.index + lastImport[0].length;
+  builtin = `${builtin.slice(0, at)}\nimport { plugin as ${alias} } from '${packageName}';${builtin.slice(at)}`;
+  builtin = builtin.replace(list[0], `${list[1]}${list[2].trimEnd().replace(/,$/, '')}, ${alias}${list[3]}`);
+  writeFileSync(builtinPath, builtin);
+
+  const manifest = JSON.parse(readFileSync(appManifestPath, 'utf8'));
+  manifest.dependencies = Object.fromEntries(
+    Object.entries({ ...manifest.dependencies, [packageName]: 'workspace:^' }).sort(([a], [b]) =>
+      a < b ? -1 : 1,
+    ),
+  );
+  writeFileSync(appManifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  const format = spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['check', '--write', builtinPath], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (format.status !== 0)
+    fail(`"biome check --write" failed on ${builtinPath}:\n${format.stdout}${format.stderr}`);
+  console.log(
+    `Registered ${packageName} in the pilotrl app (apps/pilotrl/package.json, ${relative(root, builtinPath)})`,
+  );
+}
+
+if (parsed.values.out === undefined) registerInApp();
+
 if (parsed.values.out === undefined && !parsed.values['no-install']) {
   const install = spawnSync('pnpm', ['install'], { cwd: root, stdio: 'inherit' });
   if (install.status !== 0) fail('"pnpm install" failed; run it yourself to link the new package');
@@ -102,5 +147,7 @@ if (parsed.values.out === undefined) {
   console.log(`
 Next:
   npx vitest run --project @pilotrl/env-${name}   # the conformance checks pass from the start
+  pnpm build && pnpm pilotrl play --env ${name}    # play it in the terminal
+  git add packages/env-${name}                     # the pack check packs what git tracks
   then replace the example game in packages/env-${name}/src/index.ts with yours.`);
 }

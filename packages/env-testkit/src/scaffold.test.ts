@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { TaskSource, TextEnv } from '@pilotrl/core';
+import type { PilotrlPlugin, TaskSource, TextEnv } from '@pilotrl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type EnvCheckOptions, runEnvChecks } from './index';
 
@@ -44,8 +44,10 @@ describe('pnpm new:env', () => {
       createWordLadderEnv: (config?: { maxSteps?: number }) => TextEnv;
       wordLadderTasks: TaskSource;
       WORD_LADDER_ENV_ID: string;
+      plugin: PilotrlPlugin;
     };
     expect(generated.WORD_LADDER_ENV_ID).toBe('word-ladder');
+    expect(generated.plugin).toMatchObject({ name: '@pilotrl/env-word-ladder', envs: [{ id: 'word-ladder' }] });
     const options: EnvCheckOptions = {
       resets: [{ seed: 0 }, { seed: 1 }, { seed: 2, taskId: 'valid_unseen-2' }],
       stepLimit: { maxSteps: 4, create: () => generated.createWordLadderEnv({ maxSteps: 4 }) },
