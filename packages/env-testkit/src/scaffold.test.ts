@@ -27,6 +27,7 @@ describe('pnpm new:env', () => {
     expect(listFiles(out)).toEqual([
       'LICENSE',
       'README.md',
+      'curriculum.yaml',
       'package.json',
       'src/index.ts',
       'src/readme.test.ts',
