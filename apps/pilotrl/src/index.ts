@@ -1,5 +1,8 @@
-// The pilotrl app as a library: its curriculum config (schema, parsing, files), its presets, and
-// the checks of `pilotrl eval`'s test-time search options.
+// The pilotrl app as a library: the curriculum as calls (train, resume, evaluate), its config
+// (schema, parsing, files), its presets, the env registry and plug-in loading, and the checks of
+// `pilotrl eval`'s test-time search options.
+
+export type { EvalOptions, EvalRow } from './commands/eval';
 export {
   type CurriculumConfig,
   type CurriculumConfigInput,
@@ -11,7 +14,11 @@ export {
   parseConfig,
   type StageConfig,
 } from './config';
+export { ADD_ENV_HINT, envProviders, registerPlugin } from './env-providers';
+export { evaluate, type RunOutput, resume, type TrainCallOptions, type TrainResult, train } from './library';
+export { loadPlugin, loadPlugins } from './plugins/load';
 export { presetConfig, presets } from './presets';
+export type { EvalRecord } from './run-records';
 export {
   checkSearchFitsConfig,
   checkSearchFitsPolicy,
