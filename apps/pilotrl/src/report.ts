@@ -322,7 +322,7 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px s
       .map((env) => env.id)
       .join(', '),
   )} · paradigm ${escapeHtml(
-    config.agent.paradigm,
+    [...new Set(envCurricula(config).map((env) => env.config.agent.paradigm))].join(', '),
   )} · ${metrics.length} iterations logged${last ? ` · last phase ${escapeHtml(last.phase)}` : ''} · backend ${escapeHtml(
     manifest.platform.backend ?? 'unknown',
   )}</p>

@@ -31,7 +31,7 @@ export function createStageRollouts(
   context: RunContext,
   phase: Phase,
 ): { play(rng: Rng, iteration: number): Promise<StageRollout>; close(): Promise<void> } {
-  const { config, envs, policy } = context;
+  const { envs, policy } = context;
   const stage = phase.stage!;
   // Stage 1 hands an AdaPlan agent the oracle's plan of each task it plays.
   const followsOracle = stage.kind === 'follow' && stage.planSource === 'oracle';
@@ -68,7 +68,7 @@ export function createStageRollouts(
           agentOptionsFor(env.config, {
             stage,
             provider: env.provider,
-            temperature: config.agent.temperature,
+            temperature: env.config.agent.temperature,
           }),
         );
         const episodes = await rollout(
