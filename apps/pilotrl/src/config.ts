@@ -3,11 +3,12 @@
 // a misspelt key is an error naming the key and the keys allowed there.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
-import { ConfigError, describeIssues, printable } from '@pilotrl/core';
+import { ConfigError, describeIssues, type EstimatorRequirement, printable } from '@pilotrl/core';
+import { advantageEstimators } from '@pilotrl/optim';
 import { parseDocument, Parser as YamlParser } from 'yaml';
 import { z } from 'zod';
-import { ADD_ENV_HINT, envProviders } from './env-providers';
 import { loadConfigPlugins } from './plugins/load';
+import { ADD_ENV_HINT, envProviders } from './plugins/registry';
 import {
   keyLimits,
   MIN_CONTEXT_LENGTH,
@@ -290,10 +291,20 @@ const stageBase = {
   iterations: count(keyLimits.iterations),
   tasksPerIteration: count(keyLimits.tasksPerIteration),
   groupSize: count(keyLimits.groupSize),
-  /** Advantages: group-relative (`grpo`, the paper's; `rloo`), `reinforce++`, `turn-level`, or `gae` (needs policy.valueHead). */
-  estimator: z.enum(['grpo', 'rloo', 'reinforce++', 'turn-level', 'gae']).default('grpo'),
-  /** GRPO: divide by the group's standard deviation. */
-  normalizeStd: z.boolean().default(true),
+  /**
+   * Advantages, by the id of a registered estimator: group-relative (`grpo`, the paper's; `rloo`),
+   * `reinforce++`, `turn-level`, `gae` (needs policy.valueHead), or one a plug-in offers.
+   */
+  estimator: z
+    .string()
+    .min(1)
+    .refine((id) => advantageEstimators.has(id), {
+      error: (issue) =>
+        `unknown estimator "${printable(String(issue.input), 40)}"; known: ${advantageEstimators.ids().join(', ')}. One published on its own: name its package under plugins: in the config`,
+    })
+    .default('grpo'),
+  /** The estimator's own options (e.g. grpo's `normalizeStd`), checked with its schema. */
+  estimatorOptions: z.record(z.string(), z.unknown()).default({}),
   loss: lossConfigSchema.default(lossConfigSchema.parse({})),
   learningRate: z.number().positive(),
   gradClipNorm: z.number().positive().default(1),
@@ -367,6 +378,27 @@ export const watchConfigSchema = strict({
   minSuccessRise: threshold(1).default(0.05),
 });
 export type WatchConfig = z.output<typeof watchConfigSchema>;
+
+/**
+ * What each estimator requirement asks of a stage and its config, and the key and words of the
+ * error when it is not met.
+ */
+const estimatorRequirements: Record<
+  EstimatorRequirement,
+  (
+    stage: z.output<typeof stageConfigSchema>,
+    config: { policy: z.output<typeof policyConfigSchema> },
+  ) => { key: string; message: string } | undefined
+> = {
+  groups: (stage) =>
+    stage.groupSize < 2
+      ? { key: 'groupSize', message: 'compares samples in a group; needs groupSize >= 2' }
+      : undefined,
+  valueHead: (_stage, config) =>
+    config.policy.valueHead
+      ? undefined
+      : { key: 'estimator', message: 'needs a value head; set policy.valueHead: true' },
+};
 
 export const curriculumConfigSchema = strict({
   name: z.string().min(1).default('custom'),
@@ -483,18 +515,20 @@ export const curriculumConfigSchema = strict({
         ['stages', index, 'expertIteration', 'mix'],
         'mixes in demonstrations, but there is no `sft` section to take them from; add one or set mix: 1',
       );
-    } else if (
-      stage.algorithm === 'policy-gradient' &&
-      ['grpo', 'rloo', 'turn-level'].includes(stage.estimator) &&
-      stage.groupSize < 2
-    ) {
-      issue(
-        at('groupSize'),
-        `estimator "${stage.estimator}" compares samples in a group; needs groupSize >= 2`,
-      );
     }
-    if (stage.algorithm === 'policy-gradient' && stage.estimator === 'gae' && !config.policy.valueHead) {
-      issue(at('estimator'), 'estimator "gae" needs a value head; set policy.valueHead: true');
+    // The estimator's options and requirements, from its descriptor.
+    if (stage.algorithm === 'policy-gradient' && advantageEstimators.has(stage.estimator)) {
+      const estimator = advantageEstimators.get(stage.estimator);
+      const options = estimator.optionsSchema.safeParse(stage.estimatorOptions);
+      if (!options.success) {
+        for (const problem of options.error.issues) {
+          issue(['stages', index, 'estimatorOptions', ...problem.path.map(String)], problem.message);
+        }
+      }
+      for (const requirement of estimator.requires) {
+        const unmet = estimatorRequirements[requirement](stage, config);
+        if (unmet !== undefined) issue(at(unmet.key), `estimator "${stage.estimator}" ${unmet.message}`);
+      }
     }
     if (stage.loss.clipLow >= 1) issue(['stages', index, 'loss', 'clipLow'], 'must be below 1');
     if (stage.minibatches > stage.tasksPerIteration * stage.groupSize) {

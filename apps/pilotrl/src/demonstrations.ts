@@ -29,7 +29,7 @@ import {
   type VectorEnv,
 } from '@pilotrl/core';
 import { alignActionsToPlan } from '@pilotrl/rewards';
-import { type EnvProvider, oracleSolution } from './env-providers';
+import { type EnvProvider, oracleSolution } from './plugins/registry';
 
 export interface Demonstration {
   messages: ChatMessage[];

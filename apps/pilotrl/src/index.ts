@@ -14,9 +14,9 @@ export {
   parseConfig,
   type StageConfig,
 } from './config';
-export { ADD_ENV_HINT, envProviders, registerPlugin } from './env-providers';
 export { evaluate, type RunOutput, resume, type TrainCallOptions, type TrainResult, train } from './library';
 export { loadPlugin, loadPlugins } from './plugins/load';
+export { ADD_ENV_HINT, envProviders, registerPlugin } from './plugins/registry';
 export { presetConfig, presets } from './presets';
 export type { EvalRecord } from './run-records';
 export {

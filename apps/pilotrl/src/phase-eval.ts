@@ -5,7 +5,7 @@ import { createVectorEnv, evaluate, type RolloutHooks, type TestTimeSearch } fro
 import { type Episode, formatPercent, type Policy } from '@pilotrl/core';
 import type { EnvCurriculum } from './config';
 import { cpuMark, cpuSecondsSince } from './cpu-time';
-import type { EnvProvider } from './env-providers';
+import type { EnvProvider } from './plugins/registry';
 import { type EvalRecord, evalRecordOf } from './run-records';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 import { createPlanJudging, type PlanJudging } from './stage-rewards';

@@ -4,7 +4,7 @@
 import { createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, canCheckSteps, type Policy, type TextEnv } from '@pilotrl/core';
 import { type EnvCurriculum, modelDimensions } from './config';
-import type { EnvProvider } from './env-providers';
+import type { EnvProvider } from './plugins/registry';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 
 /** The env's own error for options it does not take, and a config error for an unknown split. */

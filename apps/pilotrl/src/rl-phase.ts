@@ -12,7 +12,7 @@ export async function policyGradientRunner(context: RunContext, phase: Phase): P
   const rollouts = createStageRollouts(context, phase);
   const update: UpdateStep = createUpdateStep({
     estimator: stage.estimator,
-    estimatorArgs: stage.estimator === 'grpo' ? { normalizeStd: stage.normalizeStd } : {},
+    estimatorArgs: stage.estimatorOptions,
     loss: 'ppo',
     lossArgs: {
       clipLow: stage.loss.clipLow,

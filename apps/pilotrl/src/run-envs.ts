@@ -3,7 +3,7 @@
 // demonstrations and tokenizer corpus out by weight and reports success per env.
 import { type Episode, mean, type Rng } from '@pilotrl/core';
 import { type CurriculumConfig, type EnvCurriculum, envCurricula } from './config';
-import { type EnvProvider, envProviders } from './env-providers';
+import { type EnvProvider, envProviders } from './plugins/registry';
 
 export interface RunEnv {
   /** The env's registry id: what its per-env metrics and eval records are keyed by. */

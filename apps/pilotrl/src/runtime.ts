@@ -19,8 +19,8 @@ import { type BackendChoice, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs'
 import { compactPromptTemplate } from './compact-template';
 import { type CurriculumConfig, type EnvCurriculum, modelDimensions, type StageConfig } from './config';
 import { type Demonstration, oracleDemonstrations } from './demonstrations';
-import type { EnvProvider } from './env-providers';
 import { llmPlanProvider } from './llm-plans';
+import type { EnvProvider } from './plugins/registry';
 import { sha256 } from './run-dir';
 import { type RunEnv, shareByWeight } from './run-envs';
 

@@ -22,7 +22,7 @@ import { createChatClient } from '@pilotrl/llm';
 import { createLlmJudge, createReferenceJudge } from '@pilotrl/rewards';
 import { z } from 'zod';
 import { type CurriculumConfig, type EnvCurriculum, envCurricula } from './config';
-import type { EnvProvider } from './env-providers';
+import type { EnvProvider } from './plugins/registry';
 
 /** The search flags as the command line gives them. */
 export interface SearchFlags {

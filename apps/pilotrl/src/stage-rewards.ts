@@ -31,7 +31,7 @@ import {
   type WeightedReward,
 } from '@pilotrl/rewards';
 import type { EnvCurriculum, StageConfig } from './config';
-import type { EnvProvider } from './env-providers';
+import type { EnvProvider } from './plugins/registry';
 
 export interface StageScorer {
   /** Whether the rewards read step checks (`step_pass`): the rollouts scored must record them. */

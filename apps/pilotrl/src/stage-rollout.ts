@@ -4,10 +4,10 @@
 // scored with the stage's rewards; and the metrics every stage reports around its algorithm's own.
 import { type Agent, createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, type Episode, type Rng, type TaskRef } from '@pilotrl/core';
-import { oracleSolution } from './env-providers';
 import { episodeMetrics } from './phase-metrics';
 import type { Phase } from './phase-plan';
 import type { RunContext } from './phase-runner';
+import { oracleSolution } from './plugins/registry';
 import { drawEnvCounts, perEnvMetrics, type RunEnv } from './run-envs';
 import { agentOptionsFor, createAgent, envOptionsFor } from './runtime';
 import { createStageScorer } from './stage-rewards';

@@ -27,8 +27,8 @@ import {
 import { loopingTurns, recordStepChecks } from '@pilotrl/rewards';
 import { describe, expect, it } from 'vitest';
 import { type CurriculumConfigInput, parseConfig } from './config';
-import type { EnvProvider } from './env-providers';
 import { readJsonl } from './jsonl';
+import type { EnvProvider } from './plugins/registry';
 import { checkEnvAndSplits } from './preflight';
 import { runEnvsFor } from './run-envs';
 import { spawnPilotrl } from './tiny-corridor.testing';

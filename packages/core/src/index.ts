@@ -1,4 +1,12 @@
 // @pilotrl/core: the contracts every other package meets at, and the few utilities they all share.
+export type {
+  AdvantageEstimator,
+  AdvantageInput,
+  AdvantageResult,
+  EstimatorDescriptor,
+  EstimatorRequirement,
+  TokenTable,
+} from './advantage-estimator';
 export type { ChatModel, ChatModelReply, ChatModelRequest } from './chat-model';
 export {
   type EnvInfo,
@@ -50,6 +58,7 @@ export {
 export { createLimiter, type Limiter } from './limiter';
 export {
   createEnvProvider,
+  type DefinedPlugin,
   definePlugin,
   type EnvDescriptor,
   type EnvProvider,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { TextEnv } from './env';
 import { InvalidArgumentError, UnsolvableTaskError } from './errors';
 import {
@@ -23,9 +24,10 @@ const guess: EnvDescriptor = {
 };
 
 describe('definePlugin', () => {
-  it('returns the plug-in frozen, its envs in order', () => {
+  it('returns the plug-in frozen, its envs in order, every list present', () => {
     const plugin = definePlugin({ name: '@someone/env-guess', envs: [guess] });
     expect(plugin.envs.map((descriptor) => descriptor.id)).toEqual(['guess']);
+    expect(plugin.estimators).toEqual([]);
     expect(Object.isFrozen(plugin) && Object.isFrozen(plugin.envs)).toBe(true);
   });
 
@@ -40,6 +42,19 @@ describe('definePlugin', () => {
     );
     expect(notAPlugin(undefined)).toThrow(InvalidArgumentError);
     expect(notAPlugin({ name: 'p', envs: [guess, guess] })).toThrow('plug-in "p" offers env "guess" twice');
+    expect(notAPlugin({ name: 'p' })).toThrow('plugin.envs offers nothing: give envs, estimators, or both');
+    expect(
+      notAPlugin({
+        name: 'p',
+        estimators: [{ id: 'mine', optionsSchema: {}, requires: [], create: () => 1 }],
+      }),
+    ).toThrow('plugin.estimators.0.optionsSchema must be a zod schema of the options');
+    expect(
+      notAPlugin({
+        name: 'p',
+        estimators: [{ id: 'mine', optionsSchema: z.object({}), requires: ['gpu'], create: () => 1 }],
+      }),
+    ).toThrow(/plugin\.estimators\.0\.requires\.0 /);
   });
 });
 

@@ -1,8 +1,9 @@
-// Plug-ins: what a package hands the `pilotrl` app so that a curriculum can name its envs. An env
-// package exports one `plugin` made with `definePlugin`; the app registers the built-in ones and
-// loads others by name (`--plugin <package>`, or `plugins:` in a config), so an env published on its
-// own is played and trained without editing the app.
+// Plug-ins: what a package hands the `pilotrl` app so that a curriculum can name its envs and
+// advantage estimators. A package exports one `plugin` made with `definePlugin`; the app registers
+// the built-in ones and loads others by name (`--plugin <package>`, or `plugins:` in a config), so
+// an env or estimator published on its own is used without editing the app.
 import { z } from 'zod';
+import type { EstimatorDescriptor } from './advantage-estimator';
 import type { TextEnv } from './env';
 import type {
   Demonstrator,
@@ -39,11 +40,18 @@ export interface EnvDescriptor {
   create(options: Record<string, unknown>): EnvProvider;
 }
 
-/** What a plug-in module exports as `plugin`. */
+/** What a plug-in module exports as `plugin`: envs, advantage estimators, or both. */
 export interface PilotrlPlugin {
   /** Who offers it, usually the package name; named in errors. */
   readonly name: string;
+  readonly envs?: readonly EnvDescriptor[];
+  readonly estimators?: readonly EstimatorDescriptor[];
+}
+
+/** A plug-in as `definePlugin` returns it: every list present. */
+export interface DefinedPlugin extends PilotrlPlugin {
   readonly envs: readonly EnvDescriptor[];
+  readonly estimators: readonly EstimatorDescriptor[];
 }
 
 const registryId = z
@@ -55,15 +63,36 @@ const registryId = z
 const functionValue = z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', {
   error: 'must be a function',
 });
-const pluginSchema = z.object({
-  name: z
-    .string({ error: 'must name the plug-in (its package name)' })
-    .min(1, 'must name the plug-in (its package name)'),
-  envs: z.array(
-    z.object({ id: registryId, description: z.string().optional(), create: functionValue }),
-    'must be a list of env descriptors ({ id, create })',
-  ),
-});
+const pluginSchema = z
+  .object({
+    name: z
+      .string({ error: 'must name the plug-in (its package name)' })
+      .min(1, 'must name the plug-in (its package name)'),
+    envs: z
+      .array(
+        z.object({ id: registryId, description: z.string().optional(), create: functionValue }),
+        'must be a list of env descriptors ({ id, create })',
+      )
+      .optional(),
+    estimators: z
+      .array(
+        z.object({
+          id: registryId,
+          description: z.string().optional(),
+          optionsSchema: z.custom<z.ZodType>((value) => value instanceof Object && 'safeParse' in value, {
+            error: 'must be a zod schema of the options',
+          }),
+          requires: z.array(z.enum(['groups', 'valueHead'])),
+          create: functionValue,
+        }),
+        'must be a list of estimator descriptors ({ id, optionsSchema, requires, create })',
+      )
+      .optional(),
+  })
+  .refine((plugin) => (plugin.envs?.length ?? 0) + (plugin.estimators?.length ?? 0) > 0, {
+    error: 'offers nothing: give envs, estimators, or both',
+    path: ['envs'],
+  });
 
 const envProviderSchema = z.object({
   envId: z.string().min(1),
@@ -80,10 +109,10 @@ function issueList(error: z.ZodError, prefix: string): string {
 }
 
 /**
- * Checks a plug-in's shape and returns it frozen. Throws an `InvalidArgumentError` that names the
+ * Checks a plug-in's shape and returns it frozen, every list present. Throws an `InvalidArgumentError` that names the
  * field which is wrong, or two envs sharing an id.
  */
-export function definePlugin(plugin: PilotrlPlugin): PilotrlPlugin {
+export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
   const parsed = pluginSchema.safeParse(plugin);
   if (!parsed.success) {
     const name = typeof (plugin as { name?: unknown })?.name === 'string' ? ` "${plugin.name}"` : '';
@@ -91,12 +120,22 @@ export function definePlugin(plugin: PilotrlPlugin): PilotrlPlugin {
       `plug-in${name} is not a PilotRL plug-in: ${issueList(parsed.error, 'plugin')}`,
     );
   }
-  const ids = plugin.envs.map((env) => env.id);
-  const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (repeated !== undefined) {
-    throw new InvalidArgumentError(`plug-in "${plugin.name}" offers env "${repeated}" twice`);
+  const envs = plugin.envs ?? [];
+  const estimators = plugin.estimators ?? [];
+  for (const [kind, ids] of [
+    ['env', envs.map((env) => env.id)],
+    ['estimator', estimators.map((estimator) => estimator.id)],
+  ] as const) {
+    const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
+    if (repeated !== undefined) {
+      throw new InvalidArgumentError(`plug-in "${plugin.name}" offers ${kind} "${repeated}" twice`);
+    }
   }
-  return Object.freeze({ name: plugin.name, envs: Object.freeze([...plugin.envs]) });
+  return Object.freeze({
+    name: plugin.name,
+    envs: Object.freeze([...envs]),
+    estimators: Object.freeze([...estimators]),
+  });
 }
 
 /**

@@ -102,7 +102,7 @@ console.log(
   `\nestimators alone on ${big.length} episodes × 25 turns × 40 tokens (${big.length * 25 * 8} model tokens):`,
 );
 for (const name of ESTIMATORS) {
-  const estimator = advantageEstimators.get(name)();
+  const estimator = advantageEstimators.get(name).create({});
   const start = performance.now();
   estimator.estimate({ episodes: big, values });
   console.log(`  ${name.padEnd(12)} ${(performance.now() - start).toFixed(1).padStart(7)} ms`);

@@ -1,33 +1,18 @@
 // The advantage-estimator contract and the helpers estimators share: episodes in, one advantage
 // per generated token out.
-import { type Episode, type Generation, InvalidArgumentError, mean, turnRewards } from '@pilotrl/core';
+import {
+  type AdvantageEstimator,
+  type AdvantageInput,
+  type AdvantageResult,
+  type Episode,
+  type Generation,
+  InvalidArgumentError,
+  mean,
+  type TokenTable,
+  turnRewards,
+} from '@pilotrl/core';
 
-/** Per-token numbers laid out like the episodes: `[episode][generation][token]`. */
-export type TokenTable = number[][][];
-
-export interface AdvantageInput {
-  /** Episodes with `reward` set; episodes sharing `groupId` form a group. */
-  episodes: readonly Episode[];
-  /** Value-head estimates per token, laid out like the episodes (needed by `gae`). */
-  values?: TokenTable;
-}
-
-export interface AdvantageResult {
-  /** Advantage per token; 0 on every token whose loss mask is 0. */
-  advantages: TokenTable;
-  /** Value targets per token, for estimators that train a value head. */
-  returns?: TokenTable;
-}
-
-export interface AdvantageEstimator {
-  readonly name: string;
-  /** True when `estimate` needs `values` from a value head. */
-  readonly needsValues: boolean;
-  estimate(input: AdvantageInput): AdvantageResult;
-}
-
-/** Validates the estimator's arguments and returns the estimator. */
-export type AdvantageEstimatorFactory = (args?: unknown) => AdvantageEstimator;
+export type { AdvantageEstimator, AdvantageInput, AdvantageResult, TokenTable };
 
 /** Generations of an episode in the order they were produced (turn by turn). */
 export function episodeGenerations(episode: Episode): Generation[] {

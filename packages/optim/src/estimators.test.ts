@@ -1,5 +1,6 @@
 import { ConfigError, InvalidArgumentError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { episode } from '../test/episodes';
 import { gae } from './gae';
 import { grpo } from './grpo';
@@ -175,12 +176,22 @@ describe('turn-level', () => {
 describe('the estimator registry', () => {
   it('holds the built-in estimators and takes new ones', () => {
     expect(advantageEstimators.ids()).toEqual(['gae', 'grpo', 'reinforce++', 'rloo', 'turn-level']);
-    advantageEstimators.register('test-constant', () => ({
-      name: 'test-constant',
-      needsValues: false,
-      estimate: ({ episodes }) => ({ advantages: episodes.map(() => [[0, 1]]) }),
-    }));
-    expect(advantageEstimators.get('test-constant')().name).toBe('test-constant');
+    expect(advantageEstimators.get('gae').requires).toEqual(['valueHead']);
+    expect(advantageEstimators.get('grpo').optionsSchema.parse({})).toEqual({
+      normalizeStd: true,
+      eps: 1e-6,
+    });
+    advantageEstimators.register('test-constant', {
+      id: 'test-constant',
+      optionsSchema: z.strictObject({}),
+      requires: [],
+      create: () => ({
+        name: 'test-constant',
+        needsValues: false,
+        estimate: ({ episodes }) => ({ advantages: episodes.map(() => [[0, 1]]) }),
+      }),
+    });
+    expect(advantageEstimators.get('test-constant').create({}).name).toBe('test-constant');
     expect(() => advantageEstimators.get('ppo2')).toThrow(/Known: gae, grpo/);
   });
 });

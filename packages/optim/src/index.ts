@@ -2,7 +2,6 @@
 // name, from the registries), and expert iteration.
 export type {
   AdvantageEstimator,
-  AdvantageEstimatorFactory,
   AdvantageInput,
   AdvantageResult,
   TokenTable,

@@ -83,7 +83,7 @@ export type UpdateStep = (
 /** Validates `config` once and returns the update function. */
 export function createUpdateStep(config: UpdateConfig): UpdateStep {
   const cfg = parseOrThrow(updateConfigSchema, config, 'update config');
-  const estimator = advantageEstimators.get(cfg.estimator)(cfg.estimatorArgs);
+  const estimator = advantageEstimators.get(cfg.estimator).create(cfg.estimatorArgs);
   const lossFn = policyLosses.get(cfg.loss)(cfg.lossArgs);
 
   return async (policy, episodes, options = {}) => {

@@ -3,7 +3,7 @@
 // typed, as the env would receive it from an agent). `quit` ends the session.
 import { createInterface } from 'node:readline';
 import type { StepResult } from '@pilotrl/core';
-import { envProviders } from '../env-providers';
+import { envProviders } from '../plugins/registry';
 import type { CliIo } from './io';
 
 export interface PlayOptions {

@@ -3,7 +3,7 @@
 // time to finish and WebSockets are closed with a close frame.
 import { createEnvServer, type EnvServerLimits, type ServedEnv } from '@pilotrl/env-server';
 import { LOOPBACK_HOSTS, tokenFromEnv } from '@pilotrl/http-guard';
-import { envProviders } from '../env-providers';
+import { envProviders } from '../plugins/registry';
 import type { CliIo } from './io';
 import type { SignalSource } from './serve';
 

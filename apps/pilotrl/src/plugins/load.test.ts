@@ -1,12 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli';
 import { loadConfigFile } from '../config';
-import { envProviders } from '../env-providers';
 import { capturedIo, resumableCurriculumYaml, spawnPilotrl } from '../tiny-corridor.testing';
 import { loadPlugin, resolvePlugin } from './load';
+import { envProviders } from './registry';
 
 /**
  * A plug-in module as a package published on its own would ship it (plain JavaScript, no imports):
@@ -199,4 +201,57 @@ describe('plug-ins loaded by name', () => {
       /^pilotrl play: Unknown environment "guess-nowhere"\. Known: .*\. An env package published on its own: name it with --plugin <package> .* pnpm new:env <name> creates and registers one\n$/,
     );
   });
+
+  it('trains a stage with an estimator a plug-in offers, checking its options and requirements from its descriptor', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-plugin-'));
+    const zod = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href;
+    writeFileSync(
+      join(dir, 'estimator.mjs'),
+      `import { appendFileSync } from 'node:fs';
+import { z } from ${JSON.stringify(zod)};
+export const plugin = {
+  name: '@someone/estimator-constant',
+  estimators: [{
+    id: 'constant',
+    optionsSchema: z.strictObject({ scale: z.number().positive() }),
+    requires: ['groups'],
+    create: ({ scale }) => ({
+      name: 'constant',
+      needsValues: false,
+      estimate: ({ episodes }) => {
+        appendFileSync(${JSON.stringify(join(dir, 'calls.log'))}, episodes.length + '\\n');
+        return { advantages: episodes.map((e) => e.turns.flatMap((t) => t.generations).map((g) => g.lossMask.map((m) => m * scale))) };
+      },
+    }),
+  }],
+};
+`,
+    );
+    const yaml = (options: string, groupSize = 2) =>
+      resumableCurriculumYaml({ name: 'constant', evalEvery: 10, checkpointEvery: 10 })
+        .replace('name: constant', 'name: constant\nplugins: [./estimator.mjs]')
+        // Choices among admissible commands and a ReAct agent: every episode is well formed, so rewards vary within groups.
+        .replace(
+          'agent: { paradigm: adaplan,',
+          'agent: { paradigm: react, actionSpace: choice, temperature: 2,',
+        )
+        .replace(
+          /groupSize: 2, learningRate: 0.001, rewards: \{ outcome: 1, overlong: 1 \}/,
+          `groupSize: ${groupSize}, learningRate: 0.001, estimator: constant, estimatorOptions: ${options}, rewards: { outcome: 1, repeated_action: 0.5, invalid_action: 0.5, format: 0.5 }`,
+        );
+    writeFileSync(join(dir, 'bad.yaml'), yaml('{ scale: -1 }', 1));
+    await expect(loadConfigFile(join(dir, 'bad.yaml'))).rejects.toThrow(
+      /stages\.0\.estimatorOptions\.scale: .*\n {2}stages\.0\.groupSize: estimator "constant" compares samples in a group; needs groupSize >= 2/,
+    );
+    writeFileSync(join(dir, 'run.yaml'), yaml('{ scale: 0.5 }'));
+    const runDir = join(dir, 'run');
+    const trained = capturedIo();
+    const code = await runCli(
+      ['train', '--config', join(dir, 'run.yaml'), '--out', runDir, '--no-report'],
+      trained,
+    );
+    expect(code, trained.err()).toBe(0);
+    // Two joint iterations, each one estimate of the episodes its groups with reward variance kept.
+    expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toMatch(/^[1-9]\d*\n[1-9]\d*\n$/);
+  }, 120_000);
 });

@@ -8,17 +8,17 @@ import { pathToFileURL } from 'node:url';
 import {
   ConfigError,
   createEnvProvider,
+  type DefinedPlugin,
   definePlugin,
   describeIssues,
   type EnvDescriptor,
   type EnvProvider,
   InvalidArgumentError,
-  type PilotrlPlugin,
   printable,
   stepResultSchema,
 } from '@pilotrl/core';
-import { registerPlugin } from '../env-providers';
 import { runPaths } from '../run-dir';
+import { registerPlugin } from './registry';
 
 /** An npm package name, optionally with a subpath: `env-guess`, `@someone/env-guess/plugin`. */
 const PACKAGE_SPECIFIER = /^((?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*)(\/[^\0]+)?$/i;
@@ -129,7 +129,7 @@ function resolvePackageDir(packageDir: string, subpath: string, shown: string): 
 }
 
 /** Loads one plug-in module, checks what it exports and registers its envs. */
-export async function loadPlugin(specifier: string, baseDir: string): Promise<PilotrlPlugin> {
+export async function loadPlugin(specifier: string, baseDir: string): Promise<DefinedPlugin> {
   const file = resolvePlugin(specifier, baseDir);
   const shown = printable(specifier, 200);
   let module: { plugin?: unknown };
@@ -148,9 +148,9 @@ export async function loadPlugin(specifier: string, baseDir: string): Promise<Pi
       `plug-in ${shown} (${file}) exports no "plugin"; a plug-in module exports one: export const plugin = definePlugin({ name, envs: [...] }) with definePlugin from @pilotrl/core`,
     );
   }
-  let plugin: PilotrlPlugin;
+  let plugin: DefinedPlugin;
   try {
-    plugin = definePlugin(module.plugin as PilotrlPlugin);
+    plugin = definePlugin(module.plugin as Parameters<typeof definePlugin>[0]);
     for (const descriptor of plugin.envs) await smokeTest(descriptor, plugin.name);
     registerPlugin(plugin);
   } catch (cause) {
@@ -201,8 +201,8 @@ async function smokeTest(descriptor: EnvDescriptor, pluginName: string): Promise
 }
 
 /** Loads `specifiers` in order (paths relative to `baseDir`). */
-export async function loadPlugins(specifiers: readonly string[], baseDir: string): Promise<PilotrlPlugin[]> {
-  const plugins: PilotrlPlugin[] = [];
+export async function loadPlugins(specifiers: readonly string[], baseDir: string): Promise<DefinedPlugin[]> {
+  const plugins: DefinedPlugin[] = [];
   for (const specifier of specifiers) plugins.push(await loadPlugin(specifier, baseDir));
   return plugins;
 }
