@@ -108,7 +108,7 @@ describe('curriculum config', () => {
       /stages\.0\.estimator: .*grpo/,
     );
     expect(problems({ stages: [{ ...minimal.stages[0], rewards: { outcome: 1, sucess: 1 } }] })).toContain(
-      'stages.0.rewards.sucess: unknown reward; allowed: outcome, format, plan_adherence',
+      'stages.0.rewards.sucess: unknown reward; allowed: format, invalid_action, loop_penalty, outcome, overlong, plan_adherence, plan_quality, repeated_action, step_pass',
     );
   });
 
@@ -141,7 +141,7 @@ describe('curriculum config', () => {
       'stages.0.rewards: stage "plan" needs a `plan_quality`',
     );
     expect(problems({ stages: [{ ...stage, rewards: { outcome: 1, plan_quality: 1 } }] })).toContain(
-      'stages.0.rewards.plan_quality: the judge score is a stage "plan" reward only',
+      'stages.0.rewards.plan_quality: plan_quality is a stage "plan" reward only',
     );
     expect(problems({ stages: [{ ...stage, groupSize: 1 }] })).toContain(
       'stages.0.groupSize: estimator "grpo"',

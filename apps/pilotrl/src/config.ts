@@ -3,8 +3,15 @@
 // a misspelt key is an error naming the key and the keys allowed there.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
-import { ConfigError, describeIssues, type EstimatorRequirement, printable } from '@pilotrl/core';
+import {
+  ConfigError,
+  describeIssues,
+  type EstimatorRequirement,
+  printable,
+  type RewardRequirement,
+} from '@pilotrl/core';
 import { advantageEstimators } from '@pilotrl/optim';
+import { rewardRegistry } from '@pilotrl/rewards';
 import { parseDocument, Parser as YamlParser } from 'yaml';
 import { z } from 'zod';
 import { loadConfigPlugins } from './plugins/load';
@@ -248,7 +255,8 @@ export const lossConfigSchema = strict({
 });
 
 /**
- * Reward components by name with their weights; names are those of `@pilotrl/rewards` (`plan_quality`
+ * Reward components by name with their weights; names are the ids of `rewardRegistry` of
+ * `@pilotrl/rewards`, or of a plug-in's rewards (`plan_quality`
  * is the judge score scaled to [0, 1]). `step_pass` and `loop_penalty` are paid turn by turn, and the
  * weight is the amount: `step_pass: 0.2` pays 0.2 at the turn each plan step's env check passes,
  * `loop_penalty: 0.1` costs 0.1 at each turn that repeats a command from the same state.
@@ -256,18 +264,6 @@ export const lossConfigSchema = strict({
 const rewardWeights = z
   .record(z.string().min(1), z.number().refine(Number.isFinite, 'must be finite'))
   .refine((weights) => Object.keys(weights).length > 0, 'needs at least one reward component');
-
-export const rewardNames = [
-  'outcome',
-  'format',
-  'plan_adherence',
-  'plan_quality',
-  'repeated_action',
-  'invalid_action',
-  'overlong',
-  'step_pass',
-  'loop_penalty',
-] as const;
 
 export const expertIterationConfigSchema = strict({
   /** SFT steps per iteration on what was kept. */
@@ -400,6 +396,24 @@ const estimatorRequirements: Record<
       : { key: 'estimator', message: 'needs a value head; set policy.valueHead: true' },
 };
 
+/** The agents of a curriculum's envs, each with the prefix that names its env in a mixture's errors. */
+type EnvAgents = readonly { agent: z.output<typeof agentConfigSchema>; of: string }[];
+
+/** What each reward requirement asks of the envs' agents, as the errors when it is not met. */
+const rewardRequirements: Record<RewardRequirement, (name: string, agents: EnvAgents) => string[]> = {
+  plans: (name, agents) =>
+    agents.some(({ agent }) => agent.paradigm === 'adaplan')
+      ? []
+      : [`${name} scores plans, but agent.paradigm is "react": there are no plans; drop it or use adaplan`],
+  planSteps: (name, agents) =>
+    agents
+      .filter(({ agent }) => agent.paradigm === 'adaplan' && agent.plan !== 'steps')
+      .map(
+        ({ of }) =>
+          `${of}${name} checks plan steps the env can evaluate, which free-text plans are not; set agent.plan: steps (and agent.actionSpace: choice)`,
+      ),
+};
+
 export const curriculumConfigSchema = strict({
   name: z.string().min(1).default('custom'),
   /**
@@ -437,23 +451,12 @@ export const curriculumConfigSchema = strict({
   }
   config.stages.forEach((stage, index) => {
     const at = (key: string) => ['stages', index, key];
-    for (const reward of Object.keys(stage.rewards)) {
-      if (!(rewardNames as readonly string[]).includes(reward)) {
-        issue(['stages', index, 'rewards', reward], `unknown reward; allowed: ${rewardNames.join(', ')}`);
-      }
-    }
     // A ReAct env of a mixture plays the plan stages as joint ones; they need one env that plans.
     if (stage.kind !== 'joint' && agents.every(({ agent }) => agent.paradigm === 'react')) {
       issue(
         at('kind'),
         `stage "${stage.kind}" trains plans, but agent.paradigm is "react"${agents.length > 1 ? ' for every env' : ''}; use "joint"`,
       );
-    }
-    if ('plan_adherence' in stage.rewards && stage.kind !== 'follow') {
-      issue(['stages', index, 'rewards', 'plan_adherence'], 'plan adherence is a stage "follow" reward only');
-    }
-    if ('plan_quality' in stage.rewards && stage.kind !== 'plan') {
-      issue(['stages', index, 'rewards', 'plan_quality'], 'the judge score is a stage "plan" reward only');
     }
     if (stage.kind === 'plan' && !('plan_quality' in stage.rewards)) {
       issue(
@@ -464,21 +467,22 @@ export const curriculumConfigSchema = strict({
     if (!('outcome' in stage.rewards)) {
       issue(at('rewards'), 'every stage needs an `outcome` reward weight');
     }
-    if ('step_pass' in stage.rewards) {
-      const planning = agents.filter(({ agent }) => agent.paradigm === 'adaplan');
-      if (planning.length === 0) {
+    // Each reward's stage kinds and requirements, from its descriptor.
+    for (const name of Object.keys(stage.rewards)) {
+      const where = ['stages', index, 'rewards', name];
+      if (!rewardRegistry.has(name)) {
+        issue(where, `unknown reward; allowed: ${rewardRegistry.ids().join(', ')}`);
+        continue;
+      }
+      const reward = rewardRegistry.get(name);
+      if (reward.stageKinds !== undefined && !reward.stageKinds.includes(stage.kind)) {
         issue(
-          ['stages', index, 'rewards', 'step_pass'],
-          'step_pass pays for plan steps, but agent.paradigm is "react": there are no plans; drop it or use adaplan',
+          where,
+          `${name} is a stage ${reward.stageKinds.map((kind) => `"${kind}"`).join(' or ')} reward only`,
         );
       }
-      for (const { agent, of } of planning) {
-        if (agent.plan !== 'steps') {
-          issue(
-            ['stages', index, 'rewards', 'step_pass'],
-            `${of}step_pass checks plan steps the env can evaluate, which free-text plans are not; set agent.plan: steps (and agent.actionSpace: choice)`,
-          );
-        }
+      for (const requirement of reward.requires) {
+        for (const problem of rewardRequirements[requirement](name, agents)) issue(where, problem);
       }
     }
     for (const { agent, of } of agents) {

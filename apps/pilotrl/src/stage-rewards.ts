@@ -11,23 +11,17 @@ import {
   type JudgeInput,
   mean,
   type OracleSolution,
+  type RewardContext,
   type TaskRef,
 } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
 import {
   composeRewards,
-  createFormatReward,
-  createInvalidActionPenalty,
   createJudgeReward,
   createLlmJudge,
-  createLoopPenalty,
-  createOutcomeReward,
-  createOverlongPenalty,
-  createPlanAdherenceReward,
   createReferenceJudge,
-  createRepeatedActionPenalty,
-  createStepPassReward,
   type EpisodeRewardFn,
+  rewardRegistry,
   type WeightedReward,
 } from '@pilotrl/rewards';
 import type { EnvCurriculum, StageConfig } from './config';
@@ -124,34 +118,28 @@ export function createStageScorer(
   provider: EnvProvider,
 ): StageScorer {
   const judging = createPlanJudging(config, provider, stage.kind === 'plan' ? stage.judge : 'reference');
-  const makers: Record<string, () => WeightedReward['fn']> = {
-    outcome: () => createOutcomeReward(),
-    format: () => createFormatReward(),
-    plan_adherence: () => createPlanAdherenceReward({ plan: 'first' }),
-    plan_quality: () => judging.reward(),
-    repeated_action: () => createRepeatedActionPenalty(),
-    invalid_action: () => createInvalidActionPenalty(),
-    // Plans are the longest answers an AdaPlan agent writes, so they set the length limit.
-    overlong: () =>
-      createOverlongPenalty({
-        maxLength:
-          config.agent.paradigm === 'adaplan' ? config.agent.maxPlanTokens : config.agent.maxActionTokens,
-        cacheLength: Math.min(stage.overlongBuffer, config.agent.maxActionTokens),
-      }),
-    // The config's weight is the amount per step and per loop.
-    step_pass: () => createStepPassReward({ amount: 1 }),
-    loop_penalty: () => createLoopPenalty({ penalty: 1 }),
+  const context: RewardContext<EpisodeRewardFn> = {
+    paradigm: config.agent.paradigm,
+    maxPlanTokens: config.agent.maxPlanTokens,
+    maxActionTokens: config.agent.maxActionTokens,
+    overlongBuffer: stage.overlongBuffer,
+    planJudge: () => judging.reward(),
   };
-  // A ReAct env of a mixture plays the plan stages without plans, so their plan rewards skip it.
-  const planRewards = ['plan_adherence', 'plan_quality', 'step_pass'];
-  const components = Object.entries(stage.rewards)
-    .filter(([name]) => config.agent.paradigm === 'adaplan' || !planRewards.includes(name))
-    .map(([name, weight]) => ({ fn: makers[name]!(), weight }));
+  // A ReAct env of a mixture plays the plan stages without plans, so the rewards that score plans skip it.
+  const weighed = Object.entries(stage.rewards)
+    .map(([name, weight]) => ({ descriptor: rewardRegistry.get(name), weight }))
+    .filter(
+      ({ descriptor }) => config.agent.paradigm === 'adaplan' || !descriptor.requires.includes('plans'),
+    );
+  const components: WeightedReward[] = weighed.map(({ descriptor, weight }) => ({
+    fn: descriptor.create(context),
+    weight,
+  }));
   // agent.formatErrorPenalty costs every malformed turn, in every stage.
   components.push({ fn: formatPenalty, weight: 1 });
   const composed = composeRewards(components, { name: `${stage.kind}-reward` });
   return {
-    needsStepChecks: components.some(({ fn }) => fn.name === 'step_pass'),
+    needsStepChecks: weighed.some(({ descriptor }) => descriptor.requires.includes('planSteps')),
     async score(episodes) {
       const scored = await Promise.all(episodes.map((episode) => composed.apply(episode)));
       scored.forEach((episode, index) => {

@@ -55,7 +55,9 @@ describe('step_pass and loop_penalty in a curriculum config', () => {
     expect(() => config({ agent: { paradigm: 'adaplan', plan: 'free-text' } })).toThrow(
       /stages\.0\.rewards\.step_pass: step_pass checks plan steps the env can evaluate, which free-text plans are not/,
     );
-    expect(() => config({ agent: { paradigm: 'react' } })).toThrow(/step_pass pays for plan steps/);
+    expect(() => config({ agent: { paradigm: 'react' } })).toThrow(
+      /step_pass scores plans, but agent\.paradigm is "react"/,
+    );
   });
 
   it('refuses, before the run starts, an env that cannot check plan steps, naming it', async () => {

@@ -1,5 +1,5 @@
-// Plug-ins: what a package hands the `pilotrl` app so that a curriculum can name its envs and
-// advantage estimators. A package exports one `plugin` made with `definePlugin`; the app registers
+// Plug-ins: what a package hands the `pilotrl` app so that a curriculum can name its envs,
+// advantage estimators and rewards. A package exports one `plugin` made with `definePlugin`; the app registers
 // the built-in ones and loads others by name (`--plugin <package>`, or `plugins:` in a config), so
 // an env or estimator published on its own is used without editing the app.
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import type {
   PlanStepVocabulary,
 } from './env-capabilities';
 import { InvalidArgumentError, UnsolvableTaskError } from './errors';
+import type { RewardDescriptor } from './reward';
 import type { OracleSolution, TaskSource } from './task';
 
 /** What a curriculum needs of one env: fresh envs, its tasks, and what else the env offers. */
@@ -40,18 +41,20 @@ export interface EnvDescriptor {
   create(options: Record<string, unknown>): EnvProvider;
 }
 
-/** What a plug-in module exports as `plugin`: envs, advantage estimators, or both. */
+/** What a plug-in module exports as `plugin`: envs, advantage estimators, rewards, in any mix. */
 export interface PilotrlPlugin {
   /** Who offers it, usually the package name; named in errors. */
   readonly name: string;
   readonly envs?: readonly EnvDescriptor[];
   readonly estimators?: readonly EstimatorDescriptor[];
+  readonly rewards?: readonly RewardDescriptor[];
 }
 
 /** A plug-in as `definePlugin` returns it: every list present. */
 export interface DefinedPlugin extends PilotrlPlugin {
   readonly envs: readonly EnvDescriptor[];
   readonly estimators: readonly EstimatorDescriptor[];
+  readonly rewards: readonly RewardDescriptor[];
 }
 
 const registryId = z
@@ -88,11 +91,24 @@ const pluginSchema = z
         'must be a list of estimator descriptors ({ id, optionsSchema, requires, create })',
       )
       .optional(),
+    rewards: z
+      .array(
+        z.object({
+          id: registryId,
+          description: z.string().optional(),
+          requires: z.array(z.enum(['plans', 'planSteps'])),
+          stageKinds: z.array(z.string()).optional(),
+          create: functionValue,
+        }),
+        'must be a list of reward descriptors ({ id, requires, create })',
+      )
+      .optional(),
   })
-  .refine((plugin) => (plugin.envs?.length ?? 0) + (plugin.estimators?.length ?? 0) > 0, {
-    error: 'offers nothing: give envs, estimators, or both',
-    path: ['envs'],
-  });
+  .refine(
+    (plugin) =>
+      (plugin.envs?.length ?? 0) + (plugin.estimators?.length ?? 0) + (plugin.rewards?.length ?? 0) > 0,
+    { error: 'offers nothing: give envs, estimators or rewards', path: ['envs'] },
+  );
 
 const envProviderSchema = z.object({
   envId: z.string().min(1),
@@ -122,9 +138,11 @@ export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
   }
   const envs = plugin.envs ?? [];
   const estimators = plugin.estimators ?? [];
+  const rewards = plugin.rewards ?? [];
   for (const [kind, ids] of [
     ['env', envs.map((env) => env.id)],
     ['estimator', estimators.map((estimator) => estimator.id)],
+    ['reward', rewards.map((reward) => reward.id)],
   ] as const) {
     const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
     if (repeated !== undefined) {
@@ -135,6 +153,7 @@ export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
     name: plugin.name,
     envs: Object.freeze([...envs]),
     estimators: Object.freeze([...estimators]),
+    rewards: Object.freeze([...rewards]),
   });
 }
 

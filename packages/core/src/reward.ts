@@ -51,3 +51,33 @@ export interface Judge {
   readonly name: string;
   judge(inputs: readonly JudgeInput[]): Promise<JudgeResult[]>;
 }
+
+/** What a reward is told of the run it scores, when a stage's reward is composed. */
+export interface RewardContext<Fn extends RewardFn = RewardFn> {
+  /** The paradigm of the agent whose episodes it scores. */
+  readonly paradigm: 'adaplan' | 'react';
+  /** The agent's token limits: a plan's and an action's. */
+  readonly maxPlanTokens: number;
+  readonly maxActionTokens: number;
+  /** The stage's overlong buffer: completions within this many tokens of the limit are penalised. */
+  readonly overlongBuffer: number;
+  /** The run's plan judge as a reward (the plan in force at each step judged, then averaged). */
+  planJudge(): Fn;
+}
+
+/**
+ * What a reward needs of the run, checked when a config is read: `plans`, an AdaPlan agent (a ReAct
+ * env of a mixture is scored without it); `planSteps`, plans in the env's plan-step vocabulary,
+ * whose env checks the rollout records as it plays.
+ */
+export type RewardRequirement = 'plans' | 'planSteps';
+
+/** One reward a stage's `rewards:` can weigh by its id, as registered. */
+export interface RewardDescriptor<Fn extends RewardFn = RewardFn> {
+  readonly id: string;
+  readonly description?: string;
+  readonly requires: readonly RewardRequirement[];
+  /** The stage kinds whose reward it may be part of; every kind when absent. */
+  readonly stageKinds?: readonly string[];
+  create(context: RewardContext<Fn>): Fn;
+}

@@ -33,6 +33,7 @@ export {
   type PenaltyOptions,
   penaltyOptionsSchema,
 } from './reward-fn';
+export { type EpisodeRewardDescriptor, rewardRegistry } from './reward-registry';
 export {
   neutralise,
   PLAN_END,

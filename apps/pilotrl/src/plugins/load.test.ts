@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli';
 import { loadConfigFile } from '../config';
+import { readJsonl } from '../jsonl';
 import { capturedIo, resumableCurriculumYaml, spawnPilotrl } from '../tiny-corridor.testing';
 import { loadPlugin, resolvePlugin } from './load';
 import { envProviders } from './registry';
@@ -202,7 +203,7 @@ describe('plug-ins loaded by name', () => {
     );
   });
 
-  it('trains a stage with an estimator a plug-in offers, checking its options and requirements from its descriptor', async () => {
+  it('trains a stage with an estimator and a reward a plug-in offers, checking options and requirements from their descriptors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilotrl-plugin-'));
     const zod = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href;
     writeFileSync(
@@ -224,6 +225,11 @@ export const plugin = {
       },
     }),
   }],
+  rewards: [{
+    id: 'turns_taken',
+    requires: [],
+    create: () => ({ name: 'turns_taken', compute: (episode) => ({ turns_taken: episode.turns.length }) }),
+  }],
 };
 `,
     );
@@ -237,7 +243,7 @@ export const plugin = {
         )
         .replace(
           /groupSize: 2, learningRate: 0.001, rewards: \{ outcome: 1, overlong: 1 \}/,
-          `groupSize: ${groupSize}, learningRate: 0.001, estimator: constant, estimatorOptions: ${options}, rewards: { outcome: 1, repeated_action: 0.5, invalid_action: 0.5, format: 0.5 }`,
+          `groupSize: ${groupSize}, learningRate: 0.001, estimator: constant, estimatorOptions: ${options}, rewards: { outcome: 1, repeated_action: 0.5, invalid_action: 0.5, format: 0.5, turns_taken: 0.01 }`,
         );
     writeFileSync(join(dir, 'bad.yaml'), yaml('{ scale: -1 }', 1));
     await expect(loadConfigFile(join(dir, 'bad.yaml'))).rejects.toThrow(
@@ -253,5 +259,13 @@ export const plugin = {
     expect(code, trained.err()).toBe(0);
     // Two joint iterations, each one estimate of the episodes its groups with reward variance kept.
     expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toMatch(/^[1-9]\d*\n[1-9]\d*\n$/);
+    // The plug-in's reward is a component of every training episode's reward.
+    const sampled = readJsonl<{
+      phase: string;
+      episode: { turns: unknown[]; rewardComponents: Record<string, number> };
+    }>(join(runDir, 'episodes.jsonl')).filter((record) => record.phase === 'joint');
+    expect(sampled.length).toBeGreaterThan(0);
+    for (const { episode } of sampled)
+      expect(episode.rewardComponents.turns_taken).toBe(episode.turns.length);
   }, 120_000);
 });

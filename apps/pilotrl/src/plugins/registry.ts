@@ -1,6 +1,7 @@
 // What a curriculum can name, filled from plug-ins: its envs (`env.id`; each a factory for a
 // provider: fresh envs, the task source with its splits and oracle, and what else the env offers)
-// here, its advantage estimators (`estimator:`) in @pilotrl/optim's registry. The built-in plug-ins
+// here, its advantage estimators (`estimator:`) in @pilotrl/optim's registry and its rewards
+// (`rewards:`) in @pilotrl/rewards'. The built-in plug-ins
 // (`builtin.ts`) are registered at load, others by name (`load.ts`: `--plugin`, or `plugins:`).
 import {
   createEnvProvider,
@@ -14,6 +15,7 @@ import {
   UnsolvableTaskError,
 } from '@pilotrl/core';
 import { advantageEstimators } from '@pilotrl/optim';
+import { rewardRegistry } from '@pilotrl/rewards';
 import { builtinPlugins } from './builtin';
 
 export type { EnvProvider };
@@ -28,43 +30,71 @@ export const ADD_ENV_HINT =
 export const envProviders = createRegistry<EnvProviderFactory>('environment', { unknownHint: ADD_ENV_HINT });
 
 /** Which plug-in registered each id, by kind, for errors about two plug-ins offering one id. */
-const offeredBy = { env: new Map<string, string>(), estimator: new Map<string, string>() };
+const offeredBy = {
+  env: new Map<string, string>(),
+  estimator: new Map<string, string>(),
+  reward: new Map<string, string>(),
+};
+type Kind = keyof typeof offeredBy;
 
 /**
- * Registers the envs and estimators of `plugin`. Loading the same plug-in again changes nothing;
- * another plug-in offering an id already taken is refused, naming both, before anything is registered.
+ * Each kind a plug-in offers: its descriptors in `plugin`, the package whose registry already holds
+ * the built-in ones, and how one is registered.
+ */
+const kinds: {
+  [K in Kind]: {
+    of: (plugin: PilotrlPlugin) => readonly { id: string }[];
+    builtinIn?: { name: string; has: (id: string) => boolean };
+    register: (plugin: PilotrlPlugin, index: number) => void;
+  };
+} = {
+  env: {
+    of: (plugin) => plugin.envs ?? [],
+    register: (plugin, index) => {
+      const descriptor = plugin.envs![index]!;
+      envProviders.register(descriptor.id, (options) => createEnvProvider(descriptor, options, plugin.name));
+    },
+  },
+  estimator: {
+    of: (plugin) => plugin.estimators ?? [],
+    builtinIn: { name: '@pilotrl/optim', has: (id) => advantageEstimators.has(id) },
+    register: (plugin, index) => {
+      const descriptor = plugin.estimators![index]!;
+      advantageEstimators.register(descriptor.id, descriptor);
+    },
+  },
+  reward: {
+    of: (plugin) => plugin.rewards ?? [],
+    builtinIn: { name: '@pilotrl/rewards', has: (id) => rewardRegistry.has(id) },
+    register: (plugin, index) => {
+      const descriptor = plugin.rewards![index]!;
+      rewardRegistry.register(descriptor.id, descriptor);
+    },
+  },
+};
+
+/**
+ * Registers the envs, estimators and rewards of `plugin`. Loading the same plug-in again changes
+ * nothing; another plug-in offering an id already taken is refused, naming both, before anything
+ * is registered.
  */
 export function registerPlugin(plugin: PilotrlPlugin): void {
-  const envs = plugin.envs ?? [];
-  const estimators = plugin.estimators ?? [];
-  const taken = (kind: 'env' | 'estimator', id: string) => {
-    const owner =
-      offeredBy[kind].get(id) ??
-      (kind === 'estimator' && advantageEstimators.has(id) ? '@pilotrl/optim' : undefined);
-    return owner === plugin.name ? undefined : owner;
-  };
-  for (const [kind, ids] of [
-    ['env', envs.map((env) => env.id)],
-    ['estimator', estimators.map((estimator) => estimator.id)],
-  ] as const) {
-    for (const id of ids) {
-      const owner = taken(kind, id);
-      if (owner !== undefined) {
+  for (const [kind, { of, builtinIn }] of Object.entries(kinds) as [Kind, (typeof kinds)[Kind]][]) {
+    for (const { id } of of(plugin)) {
+      const owner = offeredBy[kind].get(id) ?? (builtinIn?.has(id) ? builtinIn.name : undefined);
+      if (owner !== undefined && owner !== plugin.name) {
         throw new InvalidArgumentError(
           `plug-in "${plugin.name}" offers ${kind} "${id}", which "${owner}" registered already; the ids of loaded ${kind}s must differ`,
         );
       }
     }
   }
-  for (const descriptor of envs) {
-    if (offeredBy.env.has(descriptor.id)) continue;
-    envProviders.register(descriptor.id, (options) => createEnvProvider(descriptor, options, plugin.name));
-    offeredBy.env.set(descriptor.id, plugin.name);
-  }
-  for (const descriptor of estimators) {
-    if (offeredBy.estimator.has(descriptor.id)) continue;
-    advantageEstimators.register(descriptor.id, descriptor);
-    offeredBy.estimator.set(descriptor.id, plugin.name);
+  for (const [kind, { of, register }] of Object.entries(kinds) as [Kind, (typeof kinds)[Kind]][]) {
+    of(plugin).forEach(({ id }, index) => {
+      if (offeredBy[kind].has(id)) return;
+      register(plugin, index);
+      offeredBy[kind].set(id, plugin.name);
+    });
   }
 }
 
