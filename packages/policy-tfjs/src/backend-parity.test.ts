@@ -60,9 +60,7 @@ async function runOn(backend: BackendChoice): Promise<Run> {
   const [reply] = await policy
     .sampler()
     .generate([{ messages: [{ role: 'user', content: 'take the apple' }], temperature: 0, maxTokens: 12 }]);
-  const weights = Float32Array.from(
-    [...policy.model.weights.values()].flatMap((w) => Array.from(w.dataSync() as Float32Array)),
-  );
+  const weights = Float32Array.from([...policy.readWeights().values()].flatMap((w) => Array.from(w)));
   const run: Run = {
     logprobs: forward.flatMap((r) => r.logprobs),
     loss: first.loss,

@@ -1,4 +1,3 @@
-export { AdamW } from './adamw';
 export {
   BACKEND_ORDER,
   type BackendChoice,
@@ -17,13 +16,7 @@ export {
   MAX_MANIFEST_BYTES,
 } from './checkpoint';
 export { type GeneratedSequence, type GenerateOptions, type SamplingSettings, sampleToken } from './generate';
-export {
-  type ModelConfig,
-  type ModelConfigInput,
-  modelConfigSchema,
-  parameterCount,
-  TransformerModel,
-} from './model';
+export { type ModelConfig, type ModelConfigInput, modelConfigSchema, parameterCount } from './model';
 export {
   type BackendDiagnosis,
   type DoctorReport,
@@ -43,8 +36,8 @@ export {
   type NativeSetupResult,
   setupNativeBackend,
 } from './native/native-setup';
-export { type CandidateScores, type ScoreRequest, scoreCandidates } from './packed-scoring';
-export { TfjsPolicy, type TfjsPolicyOptions } from './policy';
+export type { CandidateScores } from './packed-scoring';
+export { type TfjsModelInfo, TfjsPolicy, type TfjsPolicyOptions } from './policy';
 export { linearAnneal, linearWarmup, type WarmupCosineOptions, warmupCosine } from './schedules';
 export {
   SFT_ADAM,

@@ -30,7 +30,7 @@ import { type BackendInfo, type BackendOptions, initBackend } from './backend';
 import { renderChat } from './chat-template';
 import { loadCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoint';
 import type { GeneratedSequence, GenerateOptions, SamplingSettings } from './generate';
-import { type ModelConfigInput, TransformerModel } from './model';
+import { type ModelConfig, type ModelConfigInput, TransformerModel } from './model';
 import { type CandidateScores, packedLength } from './packed-scoring';
 import { choiceTokenIds, sampleFromIds, sampleReplies, scorePackedContinuations } from './policy-sampling';
 import { Tokenizer } from './tokenizer';
@@ -54,11 +54,20 @@ export interface TfjsPolicyOptions extends BackendOptions {
   maxTrainTokens?: number;
 }
 
+/**
+ * What a policy shows of its model: the config it was built from. The tensors stay inside this
+ * package, so its published declarations need none of tfjs-core's, which do not compile without
+ * `skipLibCheck` (see `readWeights` for the values).
+ */
+export interface TfjsModelInfo {
+  readonly config: ModelConfig;
+}
+
 export class TfjsPolicy implements TrainablePolicy {
   readonly name: string;
   readonly tokenizer: Tokenizer;
-  readonly model: TransformerModel;
   readonly backend: BackendInfo;
+  private readonly net: TransformerModel;
   private currentVersion = 0;
   private readonly options: TfjsPolicyOptions;
   private readonly optimizer = new AdamW();
@@ -83,7 +92,7 @@ export class TfjsPolicy implements TrainablePolicy {
         `model.vocabSize ${vocabSize} differs from the tokenizer's ${options.tokenizer.vocabSize}; omit it to use the tokenizer's`,
       );
     }
-    this.model = new TransformerModel({ ...options.model, vocabSize }, initialWeights);
+    this.net = new TransformerModel({ ...options.model, vocabSize }, initialWeights);
     this.backend = backend;
     this.samplingRng = createRng(options.samplingSeed ?? 0);
     this.maxBatch = options.maxBatch ?? 32;
@@ -93,7 +102,7 @@ export class TfjsPolicy implements TrainablePolicy {
         `maxTrainTokens is ${this.maxTrainTokens}; give a positive whole number of tokens per training pass`,
       );
     }
-    this.gradients = new GradientSum(this.model.weights);
+    this.gradients = new GradientSum(this.net.weights);
   }
 
   /** Starts the backend (see `initBackend`) and builds a freshly initialised policy. */
@@ -126,10 +135,21 @@ export class TfjsPolicy implements TrainablePolicy {
     return this.tokenizer.encode(text);
   }
 
+  get model(): TfjsModelInfo {
+    return this.net;
+  }
+
+  /** A copy of every weight's values, by name, in the checkpoint's order. */
+  readWeights(): Map<string, Float32Array> {
+    return new Map(
+      [...this.net.weights].map(([name, weight]) => [name, Float32Array.from(weight.dataSync())]),
+    );
+  }
+
   /** Total number of weights. */
   parameterCount(): number {
     let total = 0;
-    for (const variable of this.model.weights.values()) total += variable.size;
+    for (const variable of this.net.weights.values()) total += variable.size;
     return total;
   }
 
@@ -164,7 +184,7 @@ export class TfjsPolicy implements TrainablePolicy {
       r.seed === undefined ? this.samplingRng.fork(this.samplingCalls++) : createRng(r.seed),
     );
     const target = {
-      model: this.model,
+      model: this.net,
       tokenizer: this.tokenizer,
       maxBatch: this.maxBatch,
       version: this.currentVersion,
@@ -178,7 +198,7 @@ export class TfjsPolicy implements TrainablePolicy {
     settings: Omit<SamplingSettings, 'rng'> & { seed?: number },
     options: GenerateOptions = {},
   ): GeneratedSequence[] {
-    return sampleFromIds(this.model, this.tokenizer, prompts, settings, options);
+    return sampleFromIds(this.net, this.tokenizer, prompts, settings, options);
   }
 
   /**
@@ -189,7 +209,7 @@ export class TfjsPolicy implements TrainablePolicy {
     prompt: readonly number[],
     continuations: readonly (readonly number[])[],
   ): CandidateScores {
-    return scorePackedContinuations(this.model, prompt, continuations);
+    return scorePackedContinuations(this.net, prompt, continuations);
   }
 
   // ---- training (training-batches.ts, training-passes.ts) ----
@@ -197,7 +217,7 @@ export class TfjsPolicy implements TrainablePolicy {
   // until `optimStep`, so the chunks give the loss, logprobs and update of one pass.
 
   async forward(datums: readonly Datum[]): Promise<ForwardResult[]> {
-    return forwardPass(this.model, checkDatums(this.model.config, datums), this.maxTrainTokens);
+    return forwardPass(this.net, checkDatums(this.net.config, datums), this.maxTrainTokens);
   }
 
   /**
@@ -215,9 +235,9 @@ export class TfjsPolicy implements TrainablePolicy {
       options,
       'forwardBackward options',
     );
-    const checked = checkDatums(this.model.config, datums);
+    const checked = checkDatums(this.net.config, datums);
     return forwardBackwardPass(
-      this.model,
+      this.net,
       checked,
       { loss, entropyCoef, valueCoef },
       this.maxTrainTokens,
@@ -230,7 +250,7 @@ export class TfjsPolicy implements TrainablePolicy {
     if (this.gradients.tensors.size === 0) {
       throw new InvalidArgumentError('optimStep: no gradient accumulated; call forwardBackward first');
     }
-    const gradNorm = this.optimizer.apply(this.model.weights, this.gradients.tensors, resolved);
+    const gradNorm = this.optimizer.apply(this.net.weights, this.gradients.tensors, resolved);
     this.gradients.clear();
     this.currentVersion += 1;
     return { gradNorm, version: this.currentVersion };
@@ -251,27 +271,23 @@ export class TfjsPolicy implements TrainablePolicy {
    * when done.
    */
   snapshot(): TfjsPolicy {
-    const copy = new TfjsPolicy(
-      { ...this.options, model: this.model.config },
-      this.backend,
-      this.model.weights,
-    );
+    const copy = new TfjsPolicy({ ...this.options, model: this.net.config }, this.backend, this.net.weights);
     copy.currentVersion = this.currentVersion;
     return copy;
   }
 
   /** Puts a snapshot's weights back (the version becomes the snapshot's); gradients are kept. */
   restore(snapshot: TfjsPolicy): void {
-    this.model.assignWeights(snapshot.model.weights, 'the snapshot');
+    this.net.assignWeights(snapshot.net.weights, 'the snapshot');
     this.currentVersion = snapshot.version;
   }
 
   async saveState(dir: string): Promise<void> {
     await writeCheckpoint(dir, {
-      model: this.model.config,
+      model: this.net.config,
       tokenizer: this.tokenizer.toJSON(),
       version: this.currentVersion,
-      weights: this.model.weights,
+      weights: this.net.weights,
       optimizer: this.optimizer,
     });
   }
@@ -279,9 +295,9 @@ export class TfjsPolicy implements TrainablePolicy {
   async loadState(dir: string): Promise<void> {
     const checkpoint = await readCheckpoint(dir);
     this.currentVersion = loadCheckpoint(checkpoint, dir, {
-      model: this.model.config,
+      model: this.net.config,
       tokenizer: this.tokenizer.toJSON(),
-      weights: this.model.weights,
+      weights: this.net.weights,
       optimizer: this.optimizer,
     });
     this.zeroGrad();
@@ -291,6 +307,6 @@ export class TfjsPolicy implements TrainablePolicy {
   dispose(): void {
     this.zeroGrad();
     this.optimizer.dispose();
-    this.model.dispose();
+    this.net.dispose();
   }
 }

@@ -21,8 +21,7 @@ const batch: Datum[] = [
     response: 'open the fridge 1',
   }),
 ];
-const weightsOf = (policy: TfjsPolicy) =>
-  [...policy.model.weights.values()].flatMap((w) => Array.from(w.dataSync() as Float32Array));
+const weightsOf = (policy: TfjsPolicy) => [...policy.readWeights().values()].flatMap((w) => Array.from(w));
 
 describe('sftStep', () => {
   it('is token-mean cross-entropy and one AdamW step with the SFT settings', async () => {

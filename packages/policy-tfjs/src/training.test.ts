@@ -22,8 +22,7 @@ const datumOf = (text: string, extra: Partial<Datum> = {}): Datum => {
 };
 const batch = [datumOf('take the apple from the table'), datumOf('put the apple in the fridge')];
 
-const weightsOf = (policy: TfjsPolicy) =>
-  [...policy.model.weights.values()].map((w) => (w.dataSync() as Float32Array).slice());
+const weightsOf = (policy: TfjsPolicy) => [...policy.readWeights().values()];
 const maxDifference = (a: Float32Array[], b: Float32Array[]) =>
   Math.max(...a.map((x, i) => Math.max(...x.map((v, j) => Math.abs(v - b[i]![j]!)))));
 
