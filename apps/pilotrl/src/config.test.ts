@@ -149,6 +149,13 @@ describe('curriculum config', () => {
     expect(
       problems({ stages: [{ ...stage, kind: 'follow', planSource: 'llm', rewards: { outcome: 1 } }] }),
     ).toContain('stages.0.planSource: "llm" needs a top-level `llm` section');
+    const planStage = { ...stage, kind: 'plan', rewards: { outcome: 1, plan_quality: 1 } };
+    expect(problems({ stages: [{ ...planStage, judge: 'llm' }] })).toContain(
+      'stages.0.judge: "llm" needs a top-level `llm` section',
+    );
+    expect(problems({ stages: [{ ...planStage, judge: 'oracle' }] })).toContain(
+      'stages.0.judge: unknown judge "oracle"; known: llm, reference',
+    );
     expect(problems({ ...minimal, policy: { dModel: 30, heads: 4 } })).toContain(
       'policy.heads: dModel 30 is not divisible',
     );

@@ -11,7 +11,7 @@ import {
   type RewardRequirement,
 } from '@pilotrl/core';
 import { advantageEstimators } from '@pilotrl/optim';
-import { rewardRegistry } from '@pilotrl/rewards';
+import { judgeRegistry, rewardRegistry } from '@pilotrl/rewards';
 import { parseDocument, Parser as YamlParser } from 'yaml';
 import { z } from 'zod';
 import { loadConfigPlugins } from './plugins/load';
@@ -326,8 +326,18 @@ export const stageConfigSchema = z.discriminatedUnion('kind', [
   strict({
     kind: z.literal('plan'),
     ...stageBase,
-    /** Which judge scores plans: the deterministic reference judge or an LLM. */
-    judge: z.enum(['reference', 'llm']).default('reference'),
+    /**
+     * Which judge scores plans, by the id of a registered one: `reference` (deterministic), `llm`
+     * (the top-level `llm` section's model), or one a plug-in offers.
+     */
+    judge: z
+      .string()
+      .min(1)
+      .refine((id) => judgeRegistry.has(id), {
+        error: (issue) =>
+          `unknown judge "${printable(String(issue.input), 40)}"; known: ${judgeRegistry.ids().join(', ')}`,
+      })
+      .default('reference'),
   }),
   strict({ kind: z.literal('joint'), ...stageBase }),
 ]);
@@ -543,9 +553,14 @@ export const curriculumConfigSchema = strict({
     }
     const needsLlm =
       (stage.kind === 'follow' && stage.planSource === 'llm') ||
-      (stage.kind === 'plan' && stage.judge === 'llm');
+      (stage.kind === 'plan' &&
+        judgeRegistry.has(stage.judge) &&
+        judgeRegistry.get(stage.judge).requires.includes('llm'));
     if (needsLlm && config.llm === undefined) {
-      issue(at(stage.kind === 'follow' ? 'planSource' : 'judge'), '"llm" needs a top-level `llm` section');
+      issue(
+        at(stage.kind === 'follow' ? 'planSource' : 'judge'),
+        `"${stage.kind === 'plan' ? stage.judge : 'llm'}" needs a top-level \`llm\` section`,
+      );
     }
   });
   for (const { agent, of } of agents) {

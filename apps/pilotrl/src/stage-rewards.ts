@@ -18,9 +18,8 @@ import { createChatClient } from '@pilotrl/llm';
 import {
   composeRewards,
   createJudgeReward,
-  createLlmJudge,
-  createReferenceJudge,
   type EpisodeRewardFn,
+  judgeRegistry,
   rewardRegistry,
   type WeightedReward,
 } from '@pilotrl/rewards';
@@ -43,14 +42,14 @@ const meanRubric = (episode: Episode) =>
         episode.judge.standardization.score,
       ]);
 
-function createJudge(config: EnvCurriculum, kind: 'reference' | 'llm'): Judge {
-  if (kind === 'llm') {
-    const llm = config.llm!;
-    return createLlmJudge({
-      client: createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv }),
-    });
-  }
-  return createReferenceJudge();
+/** The judge `id` names; one that requires `llm` gets a client of the config's `llm` section. */
+function createJudge(config: EnvCurriculum, id: string): Judge {
+  const descriptor = judgeRegistry.get(id);
+  const { llm } = config;
+  if (llm === undefined || !descriptor.requires.includes('llm')) return descriptor.create({});
+  return descriptor.create({
+    chatModel: createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv }),
+  });
 }
 
 const hasPolicyPlan = (episode: Episode) =>
@@ -67,7 +66,7 @@ export interface PlanJudging {
 export function createPlanJudging(
   config: EnvCurriculum,
   provider: EnvProvider,
-  kind: 'reference' | 'llm' = 'reference',
+  judgeId = 'reference',
 ): PlanJudging {
   const oracleCache = new Map<string, Promise<OracleSolution>>();
   const reference = (episode: Episode): Promise<JudgeInput['reference']> | undefined => {
@@ -80,7 +79,7 @@ export function createPlanJudging(
     }
     return oracleCache.get(key)!.then((solution) => ({ plan: solution.plan, actions: solution.actions }));
   };
-  const judge = createJudge(config, kind);
+  const judge = createJudge(config, judgeId);
   // An episode whose plan did not parse has no plan to judge: it gets the lowest judge score
   // (plan_quality 0), so a malformed plan never scores better than a poor one.
   // As PilotRL's stage 2: the plan in force at each step is judged, and the verdicts averaged.

@@ -79,6 +79,8 @@ export {
 export { createRegistry, type Registry, type RegistryOptions } from './registry';
 export {
   type Judge,
+  type JudgeContext,
+  type JudgeDescriptor,
   type JudgeInput,
   type JudgeResult,
   judgeInputSchema,

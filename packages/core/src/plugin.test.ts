@@ -42,7 +42,9 @@ describe('definePlugin', () => {
     );
     expect(notAPlugin(undefined)).toThrow(InvalidArgumentError);
     expect(notAPlugin({ name: 'p', envs: [guess, guess] })).toThrow('plug-in "p" offers env "guess" twice');
-    expect(notAPlugin({ name: 'p' })).toThrow('plugin.envs offers nothing: give envs, estimators or rewards');
+    expect(notAPlugin({ name: 'p' })).toThrow(
+      'plugin.envs offers nothing: give envs, estimators, rewards or judges',
+    );
     expect(
       notAPlugin({
         name: 'p',

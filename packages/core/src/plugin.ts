@@ -1,5 +1,5 @@
 // Plug-ins: what a package hands the `pilotrl` app so that a curriculum can name its envs,
-// advantage estimators and rewards. A package exports one `plugin` made with `definePlugin`; the app registers
+// advantage estimators, rewards and plan judges. A package exports one `plugin` made with `definePlugin`; the app registers
 // the built-in ones and loads others by name (`--plugin <package>`, or `plugins:` in a config), so
 // an env or estimator published on its own is used without editing the app.
 import { z } from 'zod';
@@ -12,7 +12,7 @@ import type {
   PlanStepVocabulary,
 } from './env-capabilities';
 import { InvalidArgumentError, UnsolvableTaskError } from './errors';
-import type { RewardDescriptor } from './reward';
+import type { JudgeDescriptor, RewardDescriptor } from './reward';
 import type { OracleSolution, TaskSource } from './task';
 
 /** What a curriculum needs of one env: fresh envs, its tasks, and what else the env offers. */
@@ -48,6 +48,7 @@ export interface PilotrlPlugin {
   readonly envs?: readonly EnvDescriptor[];
   readonly estimators?: readonly EstimatorDescriptor[];
   readonly rewards?: readonly RewardDescriptor[];
+  readonly judges?: readonly JudgeDescriptor[];
 }
 
 /** A plug-in as `definePlugin` returns it: every list present. */
@@ -55,6 +56,7 @@ export interface DefinedPlugin extends PilotrlPlugin {
   readonly envs: readonly EnvDescriptor[];
   readonly estimators: readonly EstimatorDescriptor[];
   readonly rewards: readonly RewardDescriptor[];
+  readonly judges: readonly JudgeDescriptor[];
 }
 
 const registryId = z
@@ -103,11 +105,26 @@ const pluginSchema = z
         'must be a list of reward descriptors ({ id, requires, create })',
       )
       .optional(),
+    judges: z
+      .array(
+        z.object({
+          id: registryId,
+          description: z.string().optional(),
+          requires: z.array(z.enum(['llm'])),
+          create: functionValue,
+        }),
+        'must be a list of judge descriptors ({ id, requires, create })',
+      )
+      .optional(),
   })
   .refine(
     (plugin) =>
-      (plugin.envs?.length ?? 0) + (plugin.estimators?.length ?? 0) + (plugin.rewards?.length ?? 0) > 0,
-    { error: 'offers nothing: give envs, estimators or rewards', path: ['envs'] },
+      (plugin.envs?.length ?? 0) +
+        (plugin.estimators?.length ?? 0) +
+        (plugin.rewards?.length ?? 0) +
+        (plugin.judges?.length ?? 0) >
+      0,
+    { error: 'offers nothing: give envs, estimators, rewards or judges', path: ['envs'] },
   );
 
 const envProviderSchema = z.object({
@@ -139,10 +156,12 @@ export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
   const envs = plugin.envs ?? [];
   const estimators = plugin.estimators ?? [];
   const rewards = plugin.rewards ?? [];
+  const judges = plugin.judges ?? [];
   for (const [kind, ids] of [
     ['env', envs.map((env) => env.id)],
     ['estimator', estimators.map((estimator) => estimator.id)],
     ['reward', rewards.map((reward) => reward.id)],
+    ['judge', judges.map((judge) => judge.id)],
   ] as const) {
     const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
     if (repeated !== undefined) {
@@ -154,6 +173,7 @@ export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
     envs: Object.freeze([...envs]),
     estimators: Object.freeze([...estimators]),
     rewards: Object.freeze([...rewards]),
+    judges: Object.freeze([...judges]),
   });
 }
 

@@ -1,5 +1,6 @@
 // Reward functions and judges: episode → named components; plan → rubric scores.
 import { z } from 'zod';
+import type { ChatModel } from './chat-model';
 import type { Episode } from './episode';
 import { planSchema } from './task';
 
@@ -80,4 +81,17 @@ export interface RewardDescriptor<Fn extends RewardFn = RewardFn> {
   /** The stage kinds whose reward it may be part of; every kind when absent. */
   readonly stageKinds?: readonly string[];
   create(context: RewardContext<Fn>): Fn;
+}
+
+/** What a judge is given when a run makes it: the config's chat model (`llm`), where it has one. */
+export interface JudgeContext {
+  readonly chatModel?: ChatModel;
+}
+
+/** One plan judge a stage can name (`judge: <id>`), as registered; `llm` requires a chat model. */
+export interface JudgeDescriptor {
+  readonly id: string;
+  readonly description?: string;
+  readonly requires: readonly 'llm'[];
+  create(context: JudgeContext): Judge;
 }

@@ -2,6 +2,7 @@ export { type ComposedReward, composeRewards, type WeightedReward } from './comp
 export { createFormatReward } from './format';
 export { detectInstructionInjection, INJECTION_FLAG } from './injection';
 export { createInvalidActionPenalty } from './invalid-action';
+export { judgeRegistry } from './judge-registry';
 export { createJudgeReward, type JudgeRewardHooks, judgeRewardOptionsSchema } from './judge-reward';
 export {
   createLlmJudge,

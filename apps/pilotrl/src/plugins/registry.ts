@@ -15,7 +15,7 @@ import {
   UnsolvableTaskError,
 } from '@pilotrl/core';
 import { advantageEstimators } from '@pilotrl/optim';
-import { rewardRegistry } from '@pilotrl/rewards';
+import { judgeRegistry, rewardRegistry } from '@pilotrl/rewards';
 import { builtinPlugins } from './builtin';
 
 export type { EnvProvider };
@@ -34,6 +34,7 @@ const offeredBy = {
   env: new Map<string, string>(),
   estimator: new Map<string, string>(),
   reward: new Map<string, string>(),
+  judge: new Map<string, string>(),
 };
 type Kind = keyof typeof offeredBy;
 
@@ -71,10 +72,18 @@ const kinds: {
       rewardRegistry.register(descriptor.id, descriptor);
     },
   },
+  judge: {
+    of: (plugin) => plugin.judges ?? [],
+    builtinIn: { name: '@pilotrl/rewards', has: (id) => judgeRegistry.has(id) },
+    register: (plugin, index) => {
+      const descriptor = plugin.judges![index]!;
+      judgeRegistry.register(descriptor.id, descriptor);
+    },
+  },
 };
 
 /**
- * Registers the envs, estimators and rewards of `plugin`. Loading the same plug-in again changes
+ * Registers the envs, estimators, rewards and judges of `plugin`. Loading the same plug-in again changes
  * nothing; another plug-in offering an id already taken is refused, naming both, before anything
  * is registered.
  */
