@@ -84,6 +84,15 @@ function projectWithPackage(id: string): string {
   return project;
 }
 
+/** Trains `dir`/`file` with `pilotrl train` into `dir`/run, expecting it to succeed; returns the run directory. */
+async function trainIn(dir: string, file: string): Promise<string> {
+  const runDir = join(dir, 'run');
+  const io = capturedIo();
+  const code = await runCli(['train', '--config', join(dir, file), '--out', runDir, '--no-report'], io);
+  expect(code, io.err()).toBe(0);
+  return runDir;
+}
+
 describe('plug-ins loaded by name', () => {
   it('finds an installed package from a folder below its project, through its exports', () => {
     const project = projectWithPackage('guess-a');
@@ -165,13 +174,7 @@ describe('plug-ins loaded by name', () => {
     expect(config.plugins).toEqual([join(dir, 'guess.mjs')]);
     expect(config.env).toMatchObject({ id: 'guess-e', maxSteps: 4 });
 
-    const runDir = join(dir, 'run');
-    const trained = capturedIo();
-    const code = await runCli(
-      ['train', '--config', join(dir, 'run.yaml'), '--out', runDir, '--no-report'],
-      trained,
-    );
-    expect(code, trained.err()).toBe(0);
+    const runDir = await trainIn(dir, 'run.yaml');
     // A fresh process knows no plug-in: it loads the one the run's config names.
     const report = await spawnPilotrl(['report', runDir]);
     expect(report.stderr).toBe('');
@@ -250,13 +253,7 @@ export const plugin = {
       /stages\.0\.estimatorOptions\.scale: .*\n {2}stages\.0\.groupSize: estimator "constant" compares samples in a group; needs groupSize >= 2/,
     );
     writeFileSync(join(dir, 'run.yaml'), yaml('{ scale: 0.5 }'));
-    const runDir = join(dir, 'run');
-    const trained = capturedIo();
-    const code = await runCli(
-      ['train', '--config', join(dir, 'run.yaml'), '--out', runDir, '--no-report'],
-      trained,
-    );
-    expect(code, trained.err()).toBe(0);
+    const runDir = await trainIn(dir, 'run.yaml');
     // Two joint iterations, each one estimate of the episodes its groups with reward variance kept.
     expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toMatch(/^[1-9]\d*\n[1-9]\d*\n$/);
     // The plug-in's reward is a component of every training episode's reward.
