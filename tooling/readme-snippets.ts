@@ -4,6 +4,11 @@
 //   ```ts no-run    typechecked, not run (it needs input from outside: a real game file, a key)
 //   ```ts vitest    a test file: its tests run inside the README test
 //   ```ts fragment  lines that continue an earlier snippet; neither typechecked nor run (keep rare)
+// A README also says, near the top, which packages its examples use: a paragraph that starts with
+// `Install:` and holds the `npm install ...` commands, e.g.
+//   Install: `npm install @pilotrl/agent @pilotrl/core @pilotrl/env-maze`
+
+import { isBuiltin } from 'node:module';
 
 export type SnippetMode = 'run' | 'no-run' | 'vitest' | 'fragment';
 
@@ -55,4 +60,36 @@ export function tsSnippets(markdown: string): Snippet[] {
 /** The README's first example: its first ```ts block, whatever its mode. */
 export function firstExample(markdown: string): Snippet | undefined {
   return tsSnippets(markdown)[0];
+}
+
+/**
+ * The packages the README's Install paragraph installs (every `npm install` / `npm i` command in
+ * it, options and version ranges left out), or undefined when it has none before its first section.
+ */
+export function installedPackages(markdown: string): string[] | undefined {
+  const head = markdown.split(/^## /m)[0]!;
+  const paragraph = /^Install:[\s\S]*?(?:\n\s*\n|(?![\s\S]))/m.exec(head)?.[0];
+  if (paragraph === undefined) return undefined;
+  return [...paragraph.matchAll(/`npm (?:install|i) ([^`]+)`/g)].flatMap(([, args]) =>
+    args!
+      .split(/\s+/)
+      .filter((word) => word !== '' && !word.startsWith('-'))
+      .map((word) => word.replace(/(?<=.)@.*$/, '')),
+  );
+}
+
+/** The npm packages a snippet imports: bare specifiers as package names, Node's built-ins left out. */
+export function importedPackages(code: string): string[] {
+  const specifiers = [...code.matchAll(/\bfrom\s+'([^']+)'|\bimport\s*\(?\s*'([^']+)'/g)].map(
+    (match) => (match[1] ?? match[2])!,
+  );
+  const packages = specifiers
+    .filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('/') && !isBuiltin(specifier))
+    .map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
+  return [...new Set(packages)];
 }

@@ -3,12 +3,14 @@
 // imports resolve as the package's own sources do, through the `@pilotrl/source` condition),
 // typechecks them all with the package's tsconfig, and runs each one by importing it. A snippet
 // that computes something asserts it with `node:assert/strict`, so a README that lies fails here.
+// It also holds the README's Install line to the packages its snippets import, so a user who
+// installs what the line says can run every example.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeBlocks, type Snippet, tsSnippets } from './readme-snippets';
+import { codeBlocks, importedPackages, installedPackages, type Snippet, tsSnippets } from './readme-snippets';
 
 export interface ReadmeTestOptions {
   /**
@@ -46,6 +48,22 @@ export async function testReadme(packageDir: string, options: ReadmeTestOptions 
       if (opensWith === 'ts') expect(mode === undefined || mode === 'vitest').toBe(true);
       if (firstSection !== -1)
         expect(readme.slice(0, firstSection).split('\n').length).toBeGreaterThan(first!.line);
+    });
+
+    it('says near the top, in an Install line, every package its snippets import', () => {
+      const installed = installedPackages(readme);
+      expect(
+        installed,
+        'README.md has no Install line before its first section: add "Install: `npm install <the package> @pilotrl/core ...`" naming every package its examples import',
+      ).toBeDefined();
+      const { name } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name: string };
+      expect(installed, `the Install line does not install ${name} itself`).toContain(name);
+      const missing = snippets.flatMap((snippet) =>
+        importedPackages(snippet.code)
+          .filter((name) => !installed!.includes(name))
+          .map((name) => `${name} (imported at README.md:${snippet.line})`),
+      );
+      expect(missing, 'packages the snippets import that the Install line does not name').toEqual([]);
     });
 
     it('has snippets that typecheck against the sources', () => {

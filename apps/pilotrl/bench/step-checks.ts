@@ -2,8 +2,7 @@
 // episodes: checked by the rollout as it plays (what the app does), against replaying each finished
 // episode on a fresh env in the reward step (`recordStepChecks`, for episodes read back from a file).
 // An AdaPlan agent with plan steps picks uniformly among the choices and revises its plan every turn.
-import { createVectorEnv, rollout } from '@pilotrl/agent';
-import { createRng, type GenerateRequest, type GenerateResult, type Policy } from '@pilotrl/core';
+import { createRandomPolicy, createVectorEnv, rollout } from '@pilotrl/agent';
 import { recordStepChecks } from '@pilotrl/rewards';
 import { envCurricula, parseConfig } from '../src/config';
 import { envProviderFor } from '../src/run-envs';
@@ -12,26 +11,9 @@ import { createStageScorer } from '../src/stage-rewards';
 
 const EPISODES = 64;
 const ROUNDS = 3;
-let rng = createRng(7);
-const randomChooser: Policy = {
-  name: 'random-chooser',
-  version: 0,
-  async generate(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
-    return requests.map((request) => {
-      const choices = request.choices!;
-      const choiceIndex = rng.int(choices.length);
-      return {
-        text: choices[choiceIndex]!,
-        tokenIds: [],
-        logprobs: [],
-        promptTokenIds: [],
-        finishReason: 'choice',
-        choiceIndex,
-        policyVersion: 0,
-      };
-    });
-  },
-};
+// Every request of a rollout carries a seed from the rollout's, so both modes of a round play the
+// same episodes; without token ids, the rollout's time is the env's and the agent's, not tokens'.
+const randomChooser = createRandomPolicy({ seed: 7, name: 'random-chooser', tokens: 'none' });
 const [{ config }] = envCurricula(
   parseConfig({
     env: { id: 'alfworld', maxSteps: 30 },
@@ -63,7 +45,6 @@ console.log(`step checks of ${EPISODES} ALFWorld episodes (30 turns at most), ${
 const perEpisode = { 'in-loop': [] as number[], replay: [] as number[] };
 for (let round = 0; round < ROUNDS; round++) {
   for (const mode of ['in-loop', 'replay'] as const) {
-    rng = createRng(round);
     const started = performance.now();
     const episodes = await rollout(agent, vectorEnv, {
       envId: provider.envId,

@@ -1,5 +1,6 @@
 // @pilotrl/agent: AdaPlan and ReAct agents, batched rollouts over a vector env, episode files,
-// relabelling and replays, evaluation, and test-time search (best-of-N plans, look-ahead).
+// relabelling and replays, evaluation, test-time search (best-of-N plans, look-ahead), and a uniform
+// random policy to play them with before any model is trained.
 export {
   type ActionMatch,
   type ActionMatcher,
@@ -50,6 +51,12 @@ export {
   promptTemplateFor,
   promptTemplateRegistry,
 } from './prompt-templates';
+export {
+  createRandomPolicy,
+  END_TOKEN_ID,
+  type RandomPolicyOptions,
+  randomPolicyOptionsSchema,
+} from './random-policy';
 export { type RelabelOptions, type RelabelReport, relabelEpisodes } from './relabel';
 export { type EndReason, type RolloutHooks, type RolloutOptions, rollout } from './rollout';
 export { replayScripts, type Script, ScriptCutShortError, type ScriptReplay } from './scripted-replay';
