@@ -1,8 +1,9 @@
 // `pnpm pack:check`: what a user gets from npm works. Packs every workspace package git knows
 // (each tarball built by its `prepack`), checks what each tarball holds, installs them all into
 // one empty project outside the workspace, and there typechecks (strict, noUncheckedIndexedAccess,
-// NodeNext) and runs each README's first example against the published files, not the sources.
-// `--keep` leaves the scratch folders for a look.
+// NodeNext, without skipLibCheck) under TypeScript 5.9 and 7 and runs each README's first example
+// against the published files, not the sources. `--keep` leaves the scratch folders for a look
+// (their tarballs are what a user installs until the packages are on npm).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -61,6 +62,22 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 function step(title: string) {
   console.log(`\n== ${title}`);
+}
+
+/**
+ * Workspace packages on disk that git does not know: a clone lacks them, so they are not packed,
+ * and a package that depends on one could only find it on npm (where npm answers a bare 404).
+ */
+function untrackedPackages(): string[] {
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--others', '--exclude-standard', 'packages/*/package.json', 'apps/*/package.json'],
+    { cwd: root, encoding: 'utf8' },
+  );
+  return listed
+    .split('\n')
+    .filter((line) => line.split('/').length === 3)
+    .map((file) => file.replace(/\/package\.json$/, ''));
 }
 
 /** Workspace packages that git knows (as a clone has them) and that are not private. */
@@ -130,6 +147,13 @@ function checkTarball({ pkg, tarball }: Packed, rootLicense: string) {
   }
 }
 
+const untracked = untrackedPackages();
+if (untracked.length > 0) {
+  const lines = untracked.map((dir) => `- ${dir} is not tracked by git: git add it, or it is not packed`);
+  console.error(`pack check failed before packing:\n${lines.join('\n')}`);
+  process.exit(1);
+}
+
 const scratch = mkdtempSync(join(tmpdir(), 'pilotrl-pack-check-'));
 if (!relative(root, scratch).startsWith('..')) throw new Error(`${scratch} is inside the workspace`);
 const tarballDir = join(scratch, 'tarballs');
@@ -159,13 +183,45 @@ try {
     join(project, 'package.json'),
     `${JSON.stringify({ name: 'pack-check', private: true, type: 'module' }, null, 2)}\n`,
   );
-  const devTools = ['typescript@5.9.3', '@types/node@^20.19.0', 'tsx@^4.20.0', 'vitest@3.2.7'];
+  // The repository's TypeScript, and the latest major a plain `npm install typescript` gives (its
+  // own command, under another name, since both packages call theirs `tsc`).
+  const compilers = [
+    { name: 'TypeScript 5.9', tsc: 'node_modules/typescript/bin/tsc' },
+    { name: 'TypeScript 7', tsc: 'node_modules/typescript7/bin/tsc' },
+  ];
+  const devTools = [
+    'typescript@5.9.3',
+    'typescript7@npm:typescript@^7.0.2',
+    '@types/node@^20.19.0',
+    'tsx@^4.20.0',
+    // Not the repository's 3.2.7: vitest 3.2 declares Chai's `containSubset` again, as a property
+    // where @types/chai 5.2.3 has a method, which TypeScript 7 reports in any project with both. 4
+    // is the newest vitest that runs on Node 20, and the testkit's peer range (>=3.2.0) admits it.
+    'vitest@4.1.12',
+  ];
   // Outside the workspace, so npm neither sees pnpm's lockfile nor links workspace packages.
-  run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...devTools],
-    project,
-  );
+  try {
+    run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        ...packed.map((p) => p.tarball),
+        ...devTools,
+      ],
+      project,
+    );
+  } catch (error) {
+    // A dependency on a workspace package that was not packed sends npm to the registry.
+    const missing = /404 Not Found - GET \S+\/(@pilotrl%2f[\w-]+|pilotrl)\b/i.exec(String(error))?.[1];
+    if (missing === undefined) throw error;
+    const name = decodeURIComponent(missing);
+    throw new Error(
+      `${name} is a dependency of a packed package but was not packed itself (is its folder tracked by git, and its package.json not private?), so npm looked for it on the registry:\n${String(error)}`,
+    );
+  }
   writeFileSync(
     join(project, 'tsconfig.json'),
     `${JSON.stringify(
@@ -203,20 +259,35 @@ try {
     return [{ pkg, example, file }];
   });
 
-  step('typecheck them against the installed packages (tsc, NodeNext, strict, noUncheckedIndexedAccess)');
-  // Declarations are checked too (no skipLibCheck), ours and the examples strictly; errors inside
-  // third-party declarations (tfjs-core's name an undeclared `Long`) are theirs, and only shown.
-  const tsc = spawnSync(join(project, 'node_modules/.bin/tsc'), ['-p', '.', '--pretty', 'false'], {
-    cwd: project,
-    encoding: 'utf8',
-  });
-  const errors = `${tsc.stdout}${tsc.stderr}`.split('\n').filter((line) => /error TS\d+/.test(line));
-  const theirs = (line: string) =>
-    line.startsWith('node_modules/') && !/^node_modules\/(@pilotrl\/|pilotrl\/)/.test(line);
-  for (const line of errors.filter(theirs)) console.log(`(third-party) ${line}`);
-  const ours = errors.filter((line) => !theirs(line));
-  if (ours.length > 0) problems.push(`the README examples do not typecheck:\n${ours.join('\n')}`);
-  if (tsc.status !== 0 && errors.length === 0) problems.push(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
+  // Every declaration a user's program loads is checked too (no skipLibCheck). An error inside a
+  // third-party package's declarations means one of ours imports it: a user would then need
+  // skipLibCheck, so it fails the check as well (tfjs-core's name an undeclared `Long`, and under
+  // TypeScript 7 its `@webgpu/types` clash with lib.dom; policy-tfjs's declarations import neither).
+  for (const { name, tsc } of compilers) {
+    step(
+      `typecheck them against the installed packages (${name}, NodeNext, strict, noUncheckedIndexedAccess)`,
+    );
+    const checked = spawnSync(process.execPath, [join(project, tsc), '-p', '.', '--pretty', 'false'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    const version = spawnSync(process.execPath, [join(project, tsc), '--version'], { encoding: 'utf8' });
+    console.log(`${name}: ${version.stdout.trim()}`);
+    const output = `${checked.stdout}${checked.stderr}`;
+    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+    const theirs = (line: string) =>
+      line.startsWith('node_modules/') && !/^node_modules\/(@pilotrl\/|pilotrl\/)/.test(line);
+    const ours = errors.filter((line) => !theirs(line));
+    if (ours.length > 0)
+      problems.push(`the README examples do not typecheck under ${name}:\n${ours.join('\n')}`);
+    if (errors.some(theirs)) {
+      problems.push(
+        `under ${name}, declarations that our packages load fail without skipLibCheck:\n${errors.filter(theirs).join('\n')}`,
+      );
+    }
+    if (checked.status !== 0 && errors.length === 0) problems.push(`${name} failed:\n${output}`);
+    if (checked.status === 0) console.log(`${name}: no errors`);
+  }
 
   step('run them');
   // No native TensorFlow here: the policy runs on the backend a user gets without setup (wasm).
