@@ -48,7 +48,10 @@ describe('pnpm new:env', () => {
       plugin: PilotrlPlugin;
     };
     expect(generated.WORD_LADDER_ENV_ID).toBe('word-ladder');
-    expect(generated.plugin).toMatchObject({ name: '@pilotrl/env-word-ladder', envs: [{ id: 'word-ladder' }] });
+    expect(generated.plugin).toMatchObject({
+      name: '@pilotrl/env-word-ladder',
+      envs: [{ id: 'word-ladder' }],
+    });
     const options: EnvCheckOptions = {
       resets: [{ seed: 0 }, { seed: 1 }, { seed: 2, taskId: 'valid_unseen-2' }],
       stepLimit: { maxSteps: 4, create: () => generated.createWordLadderEnv({ maxSteps: 4 }) },
