@@ -23,7 +23,7 @@ import {
 import { type Agent, createAdaPlanAgent, createReActAgent } from './agent';
 import { discardedTokens } from './best-of-n';
 import { resumedEnv } from './resumed-env';
-import type { RolloutHooks, RolloutOptions } from './rollout';
+import type { RolloutHooks, RolloutOptions } from './rollout/rollout-options';
 import { emptyCompute, generatedTokensOf, type SearchCompute } from './search-compute';
 import type { LookaheadSearch } from './test-time-search';
 import type { TokenCounter } from './token-budget';
