@@ -90,6 +90,8 @@ const version = (): string =>
 
 /** How long a shutdown waits with no request in flight before it closes the connections left. */
 const SHUTDOWN_QUIET_MS = 100;
+/** How many samples after an I/O phase must find nothing in flight before the drain ends. */
+const SHUTDOWN_QUIET_SAMPLES = 5;
 
 /** How long an idle keep-alive connection stays open. */
 const KEEP_ALIVE_MS = 120_000;
@@ -302,12 +304,22 @@ export function createEnvServer(options: EnvServerOptions): EnvServer {
       // then stops listening.
       closing = true;
       const deadline = Date.now() + timeoutMs;
-      let quietSince = inFlight === 0 ? Date.now() : Number.POSITIVE_INFINITY;
+      // Quiet is sampled after the event loop's I/O phase (setImmediate), and must hold over several
+      // samples as well as SHUTDOWN_QUIET_MS: on a busy machine the process can be off the CPU for
+      // longer than that between two timers, and a timer alone would then end the drain before the
+      // connections and requests that arrived meanwhile had been read.
+      let quietSince = Number.POSITIVE_INFINITY;
+      let quietSamples = 0;
       while (Date.now() < deadline) {
-        if (inFlight > 0) quietSince = Number.POSITIVE_INFINITY;
-        else if (quietSince === Number.POSITIVE_INFINITY) quietSince = Date.now();
-        else if (Date.now() - quietSince >= SHUTDOWN_QUIET_MS) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        if (inFlight > 0) {
+          quietSince = Number.POSITIVE_INFINITY;
+          quietSamples = 0;
+        } else {
+          if (quietSince === Number.POSITIVE_INFINITY) quietSince = Date.now();
+          quietSamples += 1;
+          if (quietSamples >= SHUTDOWN_QUIET_SAMPLES && Date.now() - quietSince >= SHUTDOWN_QUIET_MS) break;
+        }
+        await new Promise((resolve) => setTimeout(() => setImmediate(resolve), 10));
       }
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       for (const client of sockets.clients) client.close(1001, 'server shutting down');
