@@ -4,10 +4,10 @@
 // An AdaPlan agent with plan steps picks uniformly among the choices and revises its plan every turn.
 import { createRandomPolicy, createVectorEnv, rollout } from '@pilotrl/agent';
 import { recordStepChecks } from '@pilotrl/rewards';
-import { envCurricula, parseConfig } from '../src/config';
-import { envProviderFor } from '../src/run-envs';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../src/runtime';
-import { createStageScorer } from '../src/stage-rewards';
+import { envCurricula, parseConfig } from '../src/config/curriculum-config';
+import { envProviderFor } from '../src/run/run-envs';
+import { agentOptionsFor, createAgent, envOptionsFor } from '../src/run/run-setup';
+import { createStageScorer } from '../src/training/stage-rewards';
 
 const EPISODES = 64;
 const ROUNDS = 3;

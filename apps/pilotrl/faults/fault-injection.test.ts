@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli';
-import { readJsonl } from '../src/jsonl';
-import { writeReport } from '../src/report';
+import { writeReport } from '../src/reporting/report';
+import { readJsonl } from '../src/run/jsonl';
 import { capturedIo, resumableCurriculumYaml, withoutMeasuredCosts } from '../src/tiny-corridor.testing';
 
 const appDir = join(import.meta.dirname, '..');

@@ -14,10 +14,10 @@ import { reproduce } from './commands/reproduce';
 import { serveUntilStopped } from './commands/serve';
 import { serveEnvUntilStopped } from './commands/serve-env';
 import { train } from './commands/train';
+import { presets } from './config/presets';
+import { VARIANTS, type Variant } from './evaluation/reproduce';
 import { loadPlugins, loadRunPlugins } from './plugins/load';
-import { presets } from './presets';
-import { writeReport } from './report';
-import { VARIANTS, type Variant } from './reproduce';
+import { writeReport } from './reporting/report';
 
 /** This app's version, from its package.json (one directory above `src/` and `dist/` alike). */
 const version = (): string =>

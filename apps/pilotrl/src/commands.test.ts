@@ -6,8 +6,8 @@ import { createChatClient } from '@pilotrl/llm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli';
 import { serve } from './commands/serve';
-import { parseConfig } from './config';
-import { startRun } from './run-start';
+import { parseConfig } from './config/curriculum-config';
+import { startRun } from './run/run-start';
 import { capturedIo, oneJointStage } from './tiny-corridor.testing';
 
 const tinyConfig = {

@@ -13,16 +13,16 @@ export {
   loadConfigFile,
   parseConfig,
   type StageConfig,
-} from './config';
-export { evaluate, type RunOutput, resume, type TrainCallOptions, type TrainResult, train } from './library';
-export { loadPlugin, loadPlugins } from './plugins/load';
-export { ADD_ENV_HINT, envProviders, registerPlugin } from './plugins/registry';
-export { presetConfig, presets } from './presets';
-export type { EvalRecord } from './run-records';
+} from './config/curriculum-config';
+export { presetConfig, presets } from './config/presets';
 export {
   checkSearchFitsConfig,
   checkSearchFitsPolicy,
   parseSearchFlags,
   type SearchChoice,
   type SearchFlags,
-} from './search-options';
+} from './config/search-options';
+export { evaluate, type RunOutput, resume, type TrainCallOptions, type TrainResult, train } from './library';
+export { loadPlugin, loadPlugins } from './plugins/load';
+export { ADD_ENV_HINT, envProviders, registerPlugin } from './plugins/registry';
+export type { EvalRecord } from './run/run-records';

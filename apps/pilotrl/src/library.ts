@@ -5,10 +5,10 @@ import { Readable } from 'node:stream';
 import { type EvalOptions, type EvalRow, evalCommand } from './commands/eval';
 import type { CliIo } from './commands/io';
 import { type TrainOptions, train as trainCommand } from './commands/train';
-import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
+import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config/curriculum-config';
 import { loadConfigPlugins } from './plugins/load';
-import { runPaths } from './run-dir';
-import { type EvalRecord, readEvals } from './run-records';
+import { runPaths } from './run/run-dir';
+import { type EvalRecord, readEvals } from './run/run-records';
 
 export interface RunOutput {
   /** Receives each line the run prints (progress, evaluations, warnings); default: nowhere. */

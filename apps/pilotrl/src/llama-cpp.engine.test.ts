@@ -20,9 +20,9 @@ import {
 } from '../../../tooling/llama-cpp-server';
 import { runCli } from './cli';
 import { resolveConfig } from './commands/train';
-import { llmPlanProvider } from './llm-plans';
-import { runEnvsFor } from './run-envs';
+import { runEnvsFor } from './run/run-envs';
 import { capturedIo } from './tiny-corridor.testing';
+import { llmPlanProvider } from './training/llm-plans';
 
 const reference = llamaCppReference(
   'pilotrl (judge, stage-1 plans, eval) against llama.cpp serving Gemma 3 270M',

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { CliIo } from './commands/io';
-import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config';
+import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config/curriculum-config';
 
 /** A joint stage of one iteration, one task and two samples, rewarded on the outcome alone. */
 export const oneJointStage = {

@@ -8,7 +8,13 @@ import { dirname, join, resolve } from 'node:path';
 import { totalCompute } from '@pilotrl/agent';
 import { ConfigError, type Episode, parseOrThrow } from '@pilotrl/core';
 import { TfjsPolicy } from '@pilotrl/policy-tfjs';
-import { checkpointDirAt, runFinished } from '../checkpoint';
+import {
+  checkSearchFitsConfig,
+  checkSearchFitsPolicy,
+  type SearchChoice,
+  searchChoiceSchema,
+  searchFor,
+} from '../config/search-options';
 import {
   appendCurvePoint,
   type CurvePoint,
@@ -17,21 +23,15 @@ import {
   readCurvePoints,
   trainingPoints,
   writeResultsSection,
-} from '../compute-curve';
-import { evalSeedOf } from '../curriculum';
-import { curriculumJudging, evaluateEnvs } from '../phase-eval';
-import { curriculumPhases } from '../phase-plan';
-import { describeScale } from '../reproduce';
-import { runPaths } from '../run-dir';
-import { runEnvsFor } from '../run-envs';
-import { backendOption } from '../runtime';
-import {
-  checkSearchFitsConfig,
-  checkSearchFitsPolicy,
-  type SearchChoice,
-  searchChoiceSchema,
-  searchFor,
-} from '../search-options';
+} from '../evaluation/compute-curve';
+import { curriculumJudging, evaluateEnvs } from '../evaluation/evaluate-envs';
+import { describeScale } from '../evaluation/reproduce';
+import { checkpointDirAt, runFinished } from '../run/checkpoint';
+import { runPaths } from '../run/run-dir';
+import { runEnvsFor } from '../run/run-envs';
+import { backendOption } from '../run/run-setup';
+import { evalSeedOf } from '../training/curriculum';
+import { curriculumPhases } from '../training/phase-plan';
 import type { CliIo } from './io';
 import { resolveConfig, train } from './train';
 

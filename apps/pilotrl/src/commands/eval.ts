@@ -15,23 +15,23 @@ import {
 } from '@pilotrl/core';
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
-import { type CurriculumConfig, envCurricula } from '../config';
-import { JsonlWriter } from '../jsonl';
-import { curriculumJudging, evaluateEnvs } from '../phase-eval';
-import { loadRunPlugins } from '../plugins/load';
-import { readRunConfig } from '../run-dir';
-import { type RunEnv, runEnvsFor } from '../run-envs';
-import { loadRunPolicy } from '../run-policy';
-import { type EvalRecord, evalRecordOf } from '../run-records';
-import { backendOption, envOptionsFor } from '../runtime';
+import { type CurriculumConfig, envCurricula } from '../config/curriculum-config';
 import {
   checkSearchFitsConfig,
   checkSearchFitsPolicy,
   parseSearchFlags,
   type SearchFlags,
   searchFor,
-} from '../search-options';
-import { turnZeroNotice } from '../turn-zero-notice';
+} from '../config/search-options';
+import { curriculumJudging, evaluateEnvs } from '../evaluation/evaluate-envs';
+import { loadRunPlugins } from '../plugins/load';
+import { JsonlWriter } from '../run/jsonl';
+import { readRunConfig } from '../run/run-dir';
+import { type RunEnv, runEnvsFor } from '../run/run-envs';
+import { loadRunPolicy } from '../run/run-policy';
+import { type EvalRecord, evalRecordOf } from '../run/run-records';
+import { backendOption, envOptionsFor } from '../run/run-setup';
+import { turnZeroNotice } from '../training/turn-zero-notice';
 import type { CliIo } from './io';
 import { resolveConfig } from './train';
 
@@ -55,7 +55,7 @@ export interface EvalOptions {
   maxConcurrency?: number;
   /** For --base-url: the server's extensions (default `vllm`: token ids and exact choices from vLLM, SGLang, pilotrl serve). */
   dialect?: 'vllm' | 'llama-cpp' | 'openai';
-  /** Test-time search and its budget and scorer (see `search-options.ts`). */
+  /** Test-time search and its budget and scorer (see `config/search-options.ts`). */
   search?: SearchFlags['search'];
   n?: number;
   width?: number;

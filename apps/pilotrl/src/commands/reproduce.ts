@@ -4,9 +4,6 @@
 // first and each RL variant starts from its end (a fork), so the shared SFT phase runs once.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { latestCheckpoint, runFinished } from '../checkpoint';
-import { forkRun } from '../fork';
-import { curriculumPhases } from '../phase-plan';
 import {
   describeScale,
   resultsPage,
@@ -17,8 +14,11 @@ import {
   variantConfig,
   warmStartOf,
   writeResultsPage,
-} from '../reproduce';
-import { runPaths } from '../run-dir';
+} from '../evaluation/reproduce';
+import { latestCheckpoint, runFinished } from '../run/checkpoint';
+import { forkRun } from '../run/fork';
+import { runPaths } from '../run/run-dir';
+import { curriculumPhases } from '../training/phase-plan';
 import type { CliIo } from './io';
 import { resolveConfig, train } from './train';
 

@@ -4,12 +4,11 @@ import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { CheckpointError, InvalidArgumentError } from '@pilotrl/core';
 import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
-import { type CurriculumConfig, loadConfigFile } from '../config';
-import { evalSeedOf, runCurriculum } from '../curriculum';
-import { JsonlWriter } from '../jsonl';
+import { type CurriculumConfig, loadConfigFile } from '../config/curriculum-config';
+import { presetConfig } from '../config/presets';
 import { loadRunPlugins } from '../plugins/load';
-import { presetConfig } from '../presets';
-import { writeReport } from '../report';
+import { writeReport } from '../reporting/report';
+import { JsonlWriter } from '../run/jsonl';
 import {
   createRunDir,
   defaultRunDir,
@@ -18,11 +17,12 @@ import {
   readRunConfig,
   runPaths,
   sha256,
-} from '../run-dir';
-import type { RunEnv } from '../run-envs';
-import type { EvalRecord } from '../run-records';
-import { resumeRun, startRun } from '../run-start';
-import { backendOption } from '../runtime';
+} from '../run/run-dir';
+import type { RunEnv } from '../run/run-envs';
+import type { EvalRecord } from '../run/run-records';
+import { backendOption } from '../run/run-setup';
+import { resumeRun, startRun } from '../run/run-start';
+import { evalSeedOf, runCurriculum } from '../training/curriculum';
 import type { CliIo } from './io';
 
 export const PACKAGE_NAMES = [

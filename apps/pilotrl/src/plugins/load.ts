@@ -17,7 +17,7 @@ import {
   printable,
   stepResultSchema,
 } from '@pilotrl/core';
-import { runPaths } from '../run-dir';
+import { runPaths } from '../run/run-dir';
 import { registerPlugin } from './registry';
 
 /** An npm package name, optionally with a subpath: `env-guess`, `@someone/env-guess/plugin`. */

@@ -1,0 +1,815 @@
+// The curriculum config: one strict zod schema for a whole run (env, policy, agent, SFT warm start,
+// the three PilotRL stages, eval, checkpoints), loaded from YAML or JSON. Every object is strict, so
+// a misspelt key is an error naming the key and the keys allowed there.
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import {
+  ConfigError,
+  describeIssues,
+  type EstimatorRequirement,
+  printable,
+  type RewardRequirement,
+} from '@pilotrl/core';
+import { advantageEstimators } from '@pilotrl/optim';
+import { judgeRegistry, rewardRegistry } from '@pilotrl/rewards';
+import { parseDocument, Parser as YamlParser } from 'yaml';
+import { z } from 'zod';
+import { loadConfigPlugins } from '../plugins/load';
+import { ADD_ENV_HINT, envProviders } from '../plugins/registry';
+import {
+  keyLimits,
+  MIN_CONTEXT_LENGTH,
+  MIN_VOCAB_SIZE,
+  type ModelShape,
+  resourceProblems,
+} from './resource-bounds';
+
+/** The first unknown keys, quoted printably, and how many more there are. */
+function listKeys(keys: readonly string[]): string {
+  const listed = keys.slice(0, 5).map((key) => `"${printable(key, 40)}"`);
+  if (keys.length > 5) listed.push(`and ${keys.length - 5} more`);
+  return listed.join(', ');
+}
+
+/** A strict object whose unknown-key error lists the keys that are allowed at that place. */
+function strict<Shape extends z.ZodRawShape>(shape: Shape) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${listKeys(issue.keys)}; allowed here: ${allowed}`
+        : undefined,
+  });
+}
+
+const seed = z.number().int().nonnegative().max(0xffffffff);
+const positiveInt = z.number().int().positive();
+/** A whole number from `min` (default 1) to `max`; the bounds are listed in the README. */
+const count = (max: number, min = 1) =>
+  z
+    .number()
+    .int()
+    .min(min, { error: (issue) => `must be at least ${min} (got ${issue.input})` })
+    .max(max, { error: (issue) => `must be at most ${max} (got ${issue.input})` });
+
+/** An id of a registered env: a built-in one, or one of a loaded plug-in. */
+const envId = z
+  .string()
+  .min(1)
+  .refine((id) => envProviders.has(id), {
+    error: (issue) =>
+      `unknown env "${printable(String(issue.input), 40)}"; known: ${envProviders.ids().join(', ')}. ${ADD_ENV_HINT}`,
+  });
+
+export const envConfigSchema = strict({
+  /** Registry id of the env (`alfworld` is the built-in generator). */
+  id: envId.default('alfworld'),
+  /** Env-specific options, validated by the env's own factory. */
+  options: z.record(z.string(), z.unknown()).default({}),
+  /** Split the training tasks are drawn from. */
+  trainSplit: z.string().min(1).default('train'),
+  /** Step limit per episode. */
+  maxSteps: count(keyLimits.maxSteps).default(30),
+});
+
+export const modelSizes = {
+  tiny: { dModel: 32, layers: 1, heads: 2, contextLength: 256 },
+  small: { dModel: 64, layers: 2, heads: 4, contextLength: 384 },
+  base: { dModel: 128, layers: 4, heads: 4, contextLength: 512 },
+} as const;
+
+const DEFAULT_VOCAB_SIZE = 600;
+
+export const policyConfigSchema = strict({
+  /**
+   * Where the weights are trained: `tfjs` in this process (the keys below from `size` to `backend`),
+   * or `tinker` on a server that speaks the Tinker training API (SkyRL's open server, or the hosted
+   * service): `baseUrl`, `baseModel`, `tokenizerDir` and `loraRank` below.
+   */
+  kind: z.enum(['tfjs', 'tinker']).default('tfjs'),
+  /** Tinker: the server's root URL, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: z.url().optional(),
+  /** Tinker: the base model's name as the server knows it. */
+  baseModel: z.string().min(1).optional(),
+  /** Tinker: a directory holding the base model's `tokenizer.json` (default: `baseModel`, when it is a local directory). */
+  tokenizerDir: z.string().min(1).optional(),
+  /** Tinker: the LoRA rank trained; 0 asks for a full fine-tune where the server offers one. */
+  loraRank: z.number().int().nonnegative().max(1024).optional(),
+  /** Tinker: the environment variable holding the API key (hosted Tinker); SkyRL needs none. */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
+  /** A named size, or explicit dimensions. */
+  size: z.enum(Object.keys(modelSizes) as [keyof typeof modelSizes]).default('small'),
+  dModel: count(keyLimits.dModel).optional(),
+  layers: count(keyLimits.layers).optional(),
+  heads: count(keyLimits.heads).optional(),
+  contextLength: count(keyLimits.contextLength, MIN_CONTEXT_LENGTH).optional(),
+  /** Tasks whose text (observations, oracle plans and actions) trains the tokenizer. */
+  tokenizerCorpusTasks: count(keyLimits.tokenizerCorpusTasks).default(200),
+  /** Tokens including the 11 special and 256 byte tokens. */
+  vocabSize: count(keyLimits.vocabSize, MIN_VOCAB_SIZE).default(DEFAULT_VOCAB_SIZE),
+  /** Weight initialisation seed. */
+  seed: seed.default(1),
+  /** A linear value head on the final hidden state, trained with the policy (`estimator: gae` needs it). */
+  valueHead: z.boolean().default(false),
+  /** Start from this checkpoint directory instead of a fresh model. */
+  init: z.string().min(1).optional(),
+  /**
+   * The tfjs backend: `auto` takes the fastest that loads (tensorflow-gpu, tensorflow, wasm, cpu;
+   * PILOTRL_TFJS_BACKEND sets it for `auto`); a name forces that one. `--backend` overrides it.
+   */
+  backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+});
+
+export const agentConfigSchema = strict({
+  paradigm: z.enum(['adaplan', 'react']).default('adaplan'),
+  /**
+   * `env`: the env's own prompt template; `compact`: the same conversation in few tokens, for small
+   * models; `view`: one prompt rebuilt every turn from the env's state view (ALFWorld: goal, held
+   * object, receptacles visited, last command and answer; other envs: goal and latest observation).
+   */
+  prompt: z.enum(['env', 'compact', 'view']).default('env'),
+  /**
+   * `free-text`: the policy writes thought and action, unreadable answers are format errors;
+   * `choice`: it picks one of the admissible commands by constrained decoding (never malformed).
+   */
+  actionSpace: z.enum(['free-text', 'choice']).default('free-text'),
+  /**
+   * AdaPlan's plans: `free-text` (the policy writes `Step N: ...` lines), or `steps`: each step is
+   * chosen from the env's plan-step vocabulary through constrained choices, so a plan always parses
+   * and its executed steps are counted from the actions (needs `actionSpace: choice`; ALFWorld has one).
+   */
+  plan: z.enum(['free-text', 'steps']).default('free-text'),
+  /** Compact prompt only: list the admissible commands in every message (the env template always does). */
+  listActions: z.boolean().default(true),
+  /** AdaPlan: when the unexecuted part of the plan is rewritten (never in a `follow` stage, whose plans are given). */
+  planRevision: z.enum(['every-turn', 'never']).default('every-turn'),
+  /** Previous (action, observation) pairs kept in the prompt. */
+  historyWindow: z.number().int().nonnegative().default(2),
+  /** Penalty added to the reward of an episode per malformed turn. */
+  formatErrorPenalty: z.number().min(0).default(0.1),
+  temperature: z.number().min(0).default(1),
+  maxPlanTokens: positiveInt.default(96),
+  /** The most steps a plan may have (a longer free-text plan is a format error; plan steps stop there). */
+  maxPlanSteps: positiveInt.default(20),
+  maxActionTokens: positiveInt.default(32),
+});
+
+export type AgentConfig = z.output<typeof agentConfigSchema>;
+
+/** The agent settings one env of a mixture changes, all optional: the others are the top-level `agent`'s. */
+const agentOverrideSchema = strict(
+  Object.fromEntries(
+    Object.entries(agentConfigSchema.shape).map(([key, field]) => [
+      key,
+      (field instanceof z.ZodDefault ? field.unwrap() : field).optional(),
+    ]),
+  ),
+) as unknown as z.ZodType<Partial<AgentConfig>, Partial<z.input<typeof agentConfigSchema>>>;
+
+/** One env of a mixture: the single-env fields (the id required), its weight and its agent settings. */
+export const mixtureEnvSchema = strict({
+  /** Registry id of the env; each env appears once. */
+  id: envId,
+  /** Share of the training tasks, demonstrations and tokenizer corpus (relative to the others' weights). */
+  weight: z
+    .number()
+    .refine(Number.isFinite, 'must be finite')
+    .refine((weight) => weight > 0, { error: (issue) => `must be above 0 (got ${issue.input})` }),
+  options: envConfigSchema.shape.options,
+  trainSplit: envConfigSchema.shape.trainSplit,
+  maxSteps: envConfigSchema.shape.maxSteps,
+  /** Agent settings for this env only (e.g. `paradigm: react` where the env has no plan steps). */
+  agent: agentOverrideSchema.optional(),
+});
+
+/** Several envs trained at once, as the paper trains one policy on its mixture of envs. */
+export const envMixtureSchema = strict({
+  mixture: z
+    .array(mixtureEnvSchema)
+    .min(2, 'a mixture needs at least two envs; for one, give env: { id, ... }')
+    .superRefine((envs, context) => {
+      envs.forEach((env, index) => {
+        if (envs.findIndex((other) => other.id === env.id) < index) {
+          context.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `env "${env.id}" appears twice; give each env once, with the sum of the weights`,
+          });
+        }
+      });
+    }),
+});
+
+export type EnvConfig = z.output<typeof envConfigSchema>;
+export type EnvMixture = z.output<typeof envMixtureSchema>;
+type EnvSectionInput = z.input<typeof envConfigSchema> | z.input<typeof envMixtureSchema>;
+
+/**
+ * `env`: one env (`{ id, options, trainSplit, maxSteps }`), or `{ mixture: [...] }`. A mapping with a
+ * `mixture` key is read as a mixture, anything else as one env, so each form reports its own errors.
+ */
+const envSectionSchema = z
+  .custom<EnvSectionInput>(() => true)
+  .transform((value, context) => {
+    const mixture = typeof value === 'object' && value !== null && Object.hasOwn(value, 'mixture');
+    const result = (mixture ? envMixtureSchema : envConfigSchema).safeParse(value);
+    if (result.success) return result.data as EnvConfig | EnvMixture;
+    for (const issue of result.error.issues) {
+      context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    }
+    return z.NEVER;
+  });
+
+export const isMixture = (env: EnvConfig | EnvMixture): env is EnvMixture => 'mixture' in env;
+
+export const sftConfigSchema = strict({
+  /** Oracle demonstrations generated from train tasks. */
+  demonstrations: count(keyLimits.demonstrations),
+  /**
+   * Who plays them: `oracle` (the oracle's own solution: it walks straight to objects it knows the
+   * place of) or `searching` (the env's demonstrator carries the oracle's plan out from what an agent
+   * sees, looking in likely places first; the oracle's solution where it cannot).
+   */
+  demonstrator: z.enum(['oracle', 'searching']).default('oracle'),
+  steps: count(keyLimits.sftSteps),
+  batchSize: count(keyLimits.batchSize).default(32),
+  learningRate: z.number().positive(),
+  /** SFT steps per logged iteration (and per progress tick and checkpoint unit). */
+  stepsPerIteration: positiveInt.default(25),
+  /** Linear warmup steps before the cosine decay to 10% of the learning rate. */
+  warmupSteps: z.number().int().nonnegative().default(20),
+});
+
+export const lossConfigSchema = strict({
+  clipLow: z.number().positive().default(0.2),
+  clipHigh: z.number().positive().default(0.2),
+  /** Dual-clip bound for negative advantages (null: off). */
+  dualClip: z.number().gt(1).nullable().default(3),
+  aggregation: z.enum(['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean']).default('token-mean'),
+  klCoef: z.number().min(0).default(0),
+  klEstimator: z.enum(['k1', 'k3']).default('k3'),
+  entropyCoef: z.number().min(0).default(0),
+});
+
+/**
+ * Reward components by name with their weights; names are the ids of `rewardRegistry` of
+ * `@pilotrl/rewards`, or of a plug-in's rewards (`plan_quality`
+ * is the judge score scaled to [0, 1]). `step_pass` and `loop_penalty` are paid turn by turn, and the
+ * weight is the amount: `step_pass: 0.2` pays 0.2 at the turn each plan step's env check passes,
+ * `loop_penalty: 0.1` costs 0.1 at each turn that repeats a command from the same state.
+ */
+const rewardWeights = z
+  .record(z.string().min(1), z.number().refine(Number.isFinite, 'must be finite'))
+  .refine((weights) => Object.keys(weights).length > 0, 'needs at least one reward component');
+
+export const expertIterationConfigSchema = strict({
+  /** SFT steps per iteration on what was kept. */
+  sftSteps: count(keyLimits.sftSteps).default(48),
+  batchSize: count(keyLimits.batchSize).default(32),
+  /** Share of the SFT batches drawn from the kept steps; the rest come from the `sft` demonstrations. */
+  mix: z.number().min(0).max(1).default(0.8),
+  /** Lost groups learn the goal they did reach, where the env can name it (ALFWorld). */
+  hindsight: z.boolean().default(true),
+});
+
+const stageBase = {
+  name: z.string().min(1).optional(),
+  /**
+   * `policy-gradient`: rollouts, rewards, advantages (`estimator`) and a PPO-style update;
+   * `expert-iteration`: rollouts, then SFT on the won episodes' shortcuts and the lost ones'
+   * hindsight goals mixed with demonstrations (STaR-style self-improvement; `expertIteration`).
+   */
+  algorithm: z.enum(['policy-gradient', 'expert-iteration']).default('policy-gradient'),
+  expertIteration: expertIterationConfigSchema.default(expertIterationConfigSchema.parse({})),
+  iterations: count(keyLimits.iterations),
+  tasksPerIteration: count(keyLimits.tasksPerIteration),
+  groupSize: count(keyLimits.groupSize),
+  /**
+   * Advantages, by the id of a registered estimator: group-relative (`grpo`, the paper's; `rloo`),
+   * `reinforce++`, `turn-level`, `gae` (needs policy.valueHead), or one a plug-in offers.
+   */
+  estimator: z
+    .string()
+    .min(1)
+    .refine((id) => advantageEstimators.has(id), {
+      error: (issue) =>
+        `unknown estimator "${printable(String(issue.input), 40)}"; known: ${advantageEstimators.ids().join(', ')}. One published on its own: name its package under plugins: in the config`,
+    })
+    .default('grpo'),
+  /** The estimator's own options (e.g. grpo's `normalizeStd`), checked with its schema. */
+  estimatorOptions: z.record(z.string(), z.unknown()).default({}),
+  loss: lossConfigSchema.default(lossConfigSchema.parse({})),
+  learningRate: z.number().positive(),
+  gradClipNorm: z.number().positive().default(1),
+  epochs: count(keyLimits.epochs).default(1),
+  minibatches: positiveInt.default(1),
+  rewards: rewardWeights,
+  /** Overlong penalty (DAPO): completions within `buffer` tokens of the limit lose up to `penalty`. */
+  overlongBuffer: z.number().int().nonnegative().default(8),
+};
+
+export const stageConfigSchema = z.discriminatedUnion('kind', [
+  strict({
+    kind: z.literal('follow'),
+    ...stageBase,
+    /** Who writes the plan the policy follows. */
+    planSource: z.enum(['oracle', 'llm']).default('oracle'),
+    /**
+     * Plans offered per task (oracle plans in the env's plan steps): the oracle's among other plans
+     * that reach the goal, for the policy to pick one and follow it. 1 gives the oracle's alone.
+     */
+    planCandidates: count(keyLimits.planCandidates).default(1),
+  }),
+  strict({
+    kind: z.literal('plan'),
+    ...stageBase,
+    /**
+     * Which judge scores plans, by the id of a registered one: `reference` (deterministic), `llm`
+     * (the top-level `llm` section's model), or one a plug-in offers.
+     */
+    judge: z
+      .string()
+      .min(1)
+      .refine((id) => judgeRegistry.has(id), {
+        error: (issue) =>
+          `unknown judge "${printable(String(issue.input), 40)}"; known: ${judgeRegistry.ids().join(', ')}`,
+      })
+      .default('reference'),
+  }),
+  strict({ kind: z.literal('joint'), ...stageBase }),
+]);
+
+export const llmConfigSchema = strict({
+  baseUrl: z.url(),
+  model: z.string().min(1),
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv: z.string().min(1).default('OPENAI_API_KEY'),
+});
+
+export const evalConfigSchema = strict({
+  splits: z.array(z.string().min(1)).min(1).default(['valid_seen', 'valid_unseen']),
+  /** Episodes per split. */
+  episodes: count(keyLimits.evalEpisodes).default(50),
+  /** Evaluate every this many iterations of each stage, and at the end of each stage. */
+  every: positiveInt.default(10),
+  temperature: z.number().min(0).default(0),
+});
+
+/** A threshold above 0 and at most `max`. */
+const threshold = (max: number) =>
+  z
+    .number()
+    .refine(Number.isFinite, 'must be finite')
+    .refine((value) => value > 0 && value <= max, {
+      error: (issue) => `must be above 0 and at most ${max} (got ${issue.input})`,
+    });
+
+/**
+ * The reward-hacking watch (hacking-watch.ts): at every evaluation of a stage, did the training
+ * reward or the plan judge's score rise while held-out success (or the outcome) did not?
+ */
+export const watchConfigSchema = strict({
+  /** Off: no `watch/*` metrics, progress flag or report callout. */
+  enabled: z.boolean().default(true),
+  /** Evaluations a verdict spans, the latest included; it never reaches before the phase's start. */
+  window: count(1000, 2).default(3),
+  /** The training reward has risen when its fitted rise over the window is at least this (reward units) and beyond its noise. */
+  minRewardRise: threshold(1000).default(0.05),
+  /** The plan judge's score (1-5) has risen when its fitted rise is at least this many points and beyond its noise. */
+  minJudgeRise: threshold(4).default(0.25),
+  /** Success (held-out, or the training outcome) has risen when it gained at least this, beyond its noise. */
+  minSuccessRise: threshold(1).default(0.05),
+});
+export type WatchConfig = z.output<typeof watchConfigSchema>;
+
+/**
+ * What each estimator requirement asks of a stage and its config, and the key and words of the
+ * error when it is not met.
+ */
+const estimatorRequirements: Record<
+  EstimatorRequirement,
+  (
+    stage: z.output<typeof stageConfigSchema>,
+    config: { policy: z.output<typeof policyConfigSchema> },
+  ) => { key: string; message: string } | undefined
+> = {
+  groups: (stage) =>
+    stage.groupSize < 2
+      ? { key: 'groupSize', message: 'compares samples in a group; needs groupSize >= 2' }
+      : undefined,
+  valueHead: (_stage, config) =>
+    config.policy.valueHead
+      ? undefined
+      : { key: 'estimator', message: 'needs a value head; set policy.valueHead: true' },
+};
+
+/** The agents of a curriculum's envs, each with the prefix that names its env in a mixture's errors. */
+type EnvAgents = readonly { agent: z.output<typeof agentConfigSchema>; of: string }[];
+
+/** What each reward requirement asks of the envs' agents, as the errors when it is not met. */
+const rewardRequirements: Record<RewardRequirement, (name: string, agents: EnvAgents) => string[]> = {
+  plans: (name, agents) =>
+    agents.some(({ agent }) => agent.paradigm === 'adaplan')
+      ? []
+      : [`${name} scores plans, but agent.paradigm is "react": there are no plans; drop it or use adaplan`],
+  planSteps: (name, agents) =>
+    agents
+      .filter(({ agent }) => agent.paradigm === 'adaplan' && agent.plan !== 'steps')
+      .map(
+        ({ of }) =>
+          `${of}${name} checks plan steps the env can evaluate, which free-text plans are not; set agent.plan: steps (and agent.actionSpace: choice)`,
+      ),
+};
+
+export const curriculumConfigSchema = strict({
+  name: z.string().min(1).default('custom'),
+  /**
+   * Plug-in modules whose envs the curriculum may name: package names (installed beside the config
+   * or the working directory) or paths (relative to the config file). Loaded before the rest is read.
+   */
+  plugins: z.array(z.string().min(1).max(1024)).max(64).default([]),
+  /** Master seed: task order, sampling; every derived seed is recorded in the run directory. */
+  seed: seed.default(1),
+  env: envSectionSchema.default(envConfigSchema.parse({})),
+  policy: policyConfigSchema.default(policyConfigSchema.parse({})),
+  agent: agentConfigSchema.default(agentConfigSchema.parse({})),
+  /** OpenAI-compatible model used for stage-1 plans or the LLM judge. */
+  llm: llmConfigSchema.optional(),
+  sft: sftConfigSchema.optional(),
+  stages: z.array(stageConfigSchema).default([]),
+  eval: evalConfigSchema.default(evalConfigSchema.parse({})),
+  checkpoint: strict({ every: positiveInt.default(5), keep: positiveInt.default(2) }).default({
+    every: 5,
+    keep: 2,
+  }),
+  watch: watchConfigSchema.default(watchConfigSchema.parse({})),
+  /** Episodes written to episodes.jsonl per iteration. */
+  sampleEpisodes: z.number().int().nonnegative().default(2),
+}).superRefine((config, context) => {
+  const issue = (path: (string | number)[], message: string) =>
+    context.addIssue({ code: 'custom', path, message });
+  // The agent each env plays: the top-level one, with a mixture env's own settings over it.
+  const agents = envCurricula(config).map(({ id, config: envConfig }) => ({
+    agent: envConfig.agent,
+    of: isMixture(config.env) ? `env "${id}": ` : '',
+  }));
+  if (config.sft === undefined && config.stages.length === 0) {
+    issue(['stages'], 'nothing to train: give an `sft` section, at least one stage, or both');
+  }
+  config.stages.forEach((stage, index) => {
+    const at = (key: string) => ['stages', index, key];
+    // A ReAct env of a mixture plays the plan stages as joint ones; they need one env that plans.
+    if (stage.kind !== 'joint' && agents.every(({ agent }) => agent.paradigm === 'react')) {
+      issue(
+        at('kind'),
+        `stage "${stage.kind}" trains plans, but agent.paradigm is "react"${agents.length > 1 ? ' for every env' : ''}; use "joint"`,
+      );
+    }
+    if (stage.kind === 'plan' && !('plan_quality' in stage.rewards)) {
+      issue(
+        at('rewards'),
+        'stage "plan" needs a `plan_quality` reward weight (PilotRL: judge score + outcome)',
+      );
+    }
+    if (!('outcome' in stage.rewards)) {
+      issue(at('rewards'), 'every stage needs an `outcome` reward weight');
+    }
+    // Each reward's stage kinds and requirements, from its descriptor.
+    for (const name of Object.keys(stage.rewards)) {
+      const where = ['stages', index, 'rewards', name];
+      if (!rewardRegistry.has(name)) {
+        issue(where, `unknown reward; allowed: ${rewardRegistry.ids().join(', ')}`);
+        continue;
+      }
+      const reward = rewardRegistry.get(name);
+      if (reward.stageKinds !== undefined && !reward.stageKinds.includes(stage.kind)) {
+        issue(
+          where,
+          `${name} is a stage ${reward.stageKinds.map((kind) => `"${kind}"`).join(' or ')} reward only`,
+        );
+      }
+      for (const requirement of reward.requires) {
+        for (const problem of rewardRequirements[requirement](name, agents)) issue(where, problem);
+      }
+    }
+    for (const { agent, of } of agents) {
+      if (stage.algorithm === 'expert-iteration') {
+        if (agent.actionSpace !== 'choice') {
+          issue(
+            at('algorithm'),
+            `${of}expert iteration replays and shortens the commands played; it needs agent.actionSpace: choice`,
+          );
+        }
+        if (agent.paradigm === 'adaplan' && agent.plan !== 'steps') {
+          issue(
+            at('algorithm'),
+            `${of}expert iteration replays plans in the env's plan-step vocabulary, not free text: set agent.plan: steps, or use agent.paradigm: react`,
+          );
+        }
+      }
+      if (stage.kind === 'follow' && stage.planSource === 'llm' && agent.plan === 'steps') {
+        issue(
+          at('planSource'),
+          `${of}an LLM writes free-text plans, which agent.plan: steps cannot follow; use "oracle"`,
+        );
+      }
+      const plans = agents.length === 1 || agent.paradigm === 'adaplan';
+      if (stage.kind === 'follow' && stage.planCandidates > 1 && agent.plan !== 'steps' && plans) {
+        issue(
+          at('planCandidates'),
+          `${of}candidate plans are drawn in the env's plan steps; set agent.plan: steps or planCandidates: 1`,
+        );
+      }
+    }
+    if (stage.algorithm === 'expert-iteration' && stage.expertIteration.mix < 1 && config.sft === undefined) {
+      issue(
+        ['stages', index, 'expertIteration', 'mix'],
+        'mixes in demonstrations, but there is no `sft` section to take them from; add one or set mix: 1',
+      );
+    }
+    // The estimator's options and requirements, from its descriptor.
+    if (stage.algorithm === 'policy-gradient' && advantageEstimators.has(stage.estimator)) {
+      const estimator = advantageEstimators.get(stage.estimator);
+      const options = estimator.optionsSchema.safeParse(stage.estimatorOptions);
+      if (!options.success) {
+        for (const problem of options.error.issues) {
+          issue(['stages', index, 'estimatorOptions', ...problem.path.map(String)], problem.message);
+        }
+      }
+      for (const requirement of estimator.requires) {
+        const unmet = estimatorRequirements[requirement](stage, config);
+        if (unmet !== undefined) issue(at(unmet.key), `estimator "${stage.estimator}" ${unmet.message}`);
+      }
+    }
+    if (stage.loss.clipLow >= 1) issue(['stages', index, 'loss', 'clipLow'], 'must be below 1');
+    if (stage.minibatches > stage.tasksPerIteration * stage.groupSize) {
+      issue(
+        at('minibatches'),
+        'more minibatches than episodes per iteration (tasksPerIteration × groupSize)',
+      );
+    }
+    const needsLlm =
+      (stage.kind === 'follow' && stage.planSource === 'llm') ||
+      (stage.kind === 'plan' &&
+        judgeRegistry.has(stage.judge) &&
+        judgeRegistry.get(stage.judge).requires.includes('llm'));
+    if (needsLlm && config.llm === undefined) {
+      issue(
+        at(stage.kind === 'follow' ? 'planSource' : 'judge'),
+        `"${stage.kind === 'plan' ? stage.judge : 'llm'}" needs a top-level \`llm\` section`,
+      );
+    }
+  });
+  for (const { agent, of } of agents) {
+    if (agent.plan === 'steps') {
+      if (agent.paradigm !== 'adaplan') {
+        issue(['agent', 'plan'], `${of}plan steps are AdaPlan plans; agent.paradigm is "react"`);
+      }
+      if (agent.actionSpace !== 'choice') {
+        issue(
+          ['agent', 'plan'],
+          `${of}plan steps are written as constrained choices; set agent.actionSpace: choice too`,
+        );
+      }
+    }
+    if (!agent.listActions && agent.prompt !== 'compact') {
+      issue(
+        ['agent', 'listActions'],
+        `${of}only the compact prompt can leave out the admissible commands; set agent.prompt: compact`,
+      );
+    }
+  }
+  for (const problem of policyKindProblems(config, agents)) issue(problem.path, problem.message);
+  const dims = [config.policy.dModel, config.policy.heads];
+  if (dims[0] !== undefined && dims[1] !== undefined && dims[0] % dims[1] !== 0) {
+    issue(['policy', 'heads'], `dModel ${dims[0]} is not divisible by heads ${dims[1]}`);
+  }
+  if (config.policy.init !== undefined && config.sft !== undefined) {
+    issue(['sft'], 'policy.init loads a trained checkpoint; drop `sft` or `policy.init`');
+  }
+  const { vocabSize, valueHead } = config.policy;
+  const model: ModelShape = { ...modelDimensions(config.policy), vocabSize, valueHead };
+  const baseline: ModelShape = {
+    ...modelSizes[config.policy.size],
+    vocabSize: DEFAULT_VOCAB_SIZE,
+    valueHead,
+  };
+  const run = {
+    model,
+    trainsLocally: config.policy.kind === 'tfjs',
+    baseline,
+    maxSteps: Math.max(...envCurricula(config).map((env) => env.config.env.maxSteps)),
+    stages: config.stages,
+    evalEpisodes: config.eval.episodes,
+  };
+  for (const problem of resourceProblems(run)) issue(problem.path, problem.message);
+});
+
+/** The Tinker keys of `policy`, which a `tfjs` policy must leave out. */
+const TINKER_KEYS = ['baseUrl', 'baseModel', 'tokenizerDir', 'loraRank', 'apiKeyEnv'] as const;
+
+/**
+ * What a policy kind cannot do with the rest of the config. A Tinker policy samples freely on its
+ * server (the API has no constrained decoding, so no choice actions, plan steps or expert
+ * iteration), and returns only the targets' logprobs (no value head, no entropy bonus).
+ */
+function policyKindProblems(
+  config: CurriculumConfig,
+  agents: readonly { agent: AgentConfig; of: string }[],
+): { path: (string | number)[]; message: string }[] {
+  const { policy } = config;
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const problem = (path: (string | number)[], message: string) => problems.push({ path, message });
+  if (policy.kind === 'tfjs') {
+    for (const key of TINKER_KEYS) {
+      if (policy[key] !== undefined) {
+        problem(['policy', key], `is a key of a Tinker policy; set policy.kind: tinker, or drop it`);
+      }
+    }
+    return problems;
+  }
+  for (const key of ['baseUrl', 'baseModel', 'contextLength'] as const) {
+    if (policy[key] === undefined) {
+      problem(
+        ['policy', key],
+        key === 'contextLength'
+          ? "a Tinker policy needs the model's context length in tokens (the server does not report it)"
+          : `a Tinker policy needs policy.${key}`,
+      );
+    }
+  }
+  if (policy.valueHead) problem(['policy', 'valueHead'], 'the Tinker API trains no value head');
+  if (policy.backend !== 'auto') {
+    problem(['policy', 'backend'], 'chooses a tfjs backend; a Tinker policy runs on its server');
+  }
+  for (const { agent, of } of agents) {
+    if (agent.actionSpace === 'choice') {
+      problem(
+        ['agent', 'actionSpace'],
+        `${of}choice actions need constrained decoding, which the Tinker API has no counterpart for; use free-text`,
+      );
+    }
+  }
+  config.stages.forEach((stage, index) => {
+    if (stage.algorithm === 'expert-iteration') {
+      problem(
+        ['stages', index, 'algorithm'],
+        'expert iteration replays choice actions, which a Tinker policy cannot decode; use policy-gradient',
+      );
+    }
+    if (stage.loss.entropyCoef > 0) {
+      problem(
+        ['stages', index, 'loss', 'entropyCoef'],
+        'the Tinker API returns no entropies, so it has no entropy bonus; set 0',
+      );
+    }
+  });
+  return problems;
+}
+
+export type CurriculumConfig = z.output<typeof curriculumConfigSchema>;
+export type CurriculumConfigInput = z.input<typeof curriculumConfigSchema>;
+export type StageConfig = CurriculumConfig['stages'][number];
+
+/** The model dimensions a config asks for, named size overridden by explicit fields. */
+export function modelDimensions(policy: z.output<typeof policyConfigSchema>) {
+  const base = modelSizes[policy.size];
+  return {
+    dModel: policy.dModel ?? base.dModel,
+    layers: policy.layers ?? base.layers,
+    heads: policy.heads ?? base.heads,
+    contextLength: policy.contextLength ?? base.contextLength,
+  };
+}
+
+/** A curriculum as one of its envs plays it: that env alone, with the agent it plays. */
+export type EnvCurriculum = Omit<CurriculumConfig, 'env'> & { env: EnvConfig };
+
+/**
+ * Each env of a curriculum with its weight, as its own single-env curriculum (a mixture env's
+ * agent settings over the top-level ones). A single-env curriculum is its one env, weight 1.
+ */
+export function envCurricula(
+  config: CurriculumConfig,
+): { id: string; weight: number; config: EnvCurriculum }[] {
+  const { env } = config;
+  if (!isMixture(env)) return [{ id: env.id, weight: 1, config: { ...config, env } }];
+  return env.mixture.map(({ weight, agent, ...single }) => ({
+    id: single.id,
+    weight,
+    config: { ...config, env: single, agent: { ...config.agent, ...agent } },
+  }));
+}
+
+/** Validates a parsed config object, or throws a ConfigError listing its problems (up to 20) with their keys. */
+export function parseConfig(value: unknown, source = 'config'): CurriculumConfig {
+  const result = curriculumConfigSchema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = describeIssues(result.error.issues).map((line) => `  ${line}`);
+  throw new ConfigError(`Invalid curriculum in ${source}:\n${problems.join('\n')}`);
+}
+
+/** The largest config file read; the presets' files are about 2 KB. */
+export const MAX_CONFIG_FILE_BYTES = 256 * 1024;
+
+/** The deepest nesting of lists and maps in a config file; the schema's is 4, `env.options` may add some. */
+export const MAX_CONFIG_NESTING = 32;
+
+/** How deep the lists and objects of JSON text nest, read without building them. */
+function jsonNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth);
+    else if (char === ']' || char === '}') depth--;
+  }
+  return deepest;
+}
+
+/**
+ * How deep the collections of YAML text nest, from its syntax tree, walked without recursion (the
+ * YAML parser builds that tree iteratively; composing values from it recurses per level).
+ */
+function yamlNesting(text: string): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [...new YamlParser().parse(text)].map((token) => [token, 0]);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    const { items, key, value } = node as { items?: unknown; key?: unknown; value?: unknown };
+    const inner = Array.isArray(items) ? depth + 1 : depth;
+    deepest = Math.max(deepest, inner);
+    if (Array.isArray(items)) for (const item of items) pending.push([item, inner]);
+    pending.push([key, inner], [value, inner]);
+  }
+  return deepest;
+}
+
+/**
+ * YAML text as a value. Warnings (an unknown tag, say) refuse the file like errors do: the config
+ * would otherwise load with a value other than the one written.
+ */
+function parseYamlText(text: string): unknown {
+  const document = parseDocument(text);
+  const problem = document.errors[0] ?? document.warnings[0];
+  // The first line says what and where (line and column); the lines after it quote the file.
+  if (problem !== undefined) throw new Error(problem.message.split('\n', 1)[0]!.replace(/:$/, ''));
+  return document.toJS();
+}
+
+/**
+ * Reads a `.yaml`, `.yml` or `.json` curriculum file of at most `MAX_CONFIG_FILE_BYTES`, after
+ * loading the plug-ins it names (paths relative to the file).
+ */
+export async function loadConfigFile(path: string): Promise<CurriculumConfig> {
+  return parseConfig(await loadConfigPlugins(readConfigFile(path), dirname(resolve(path))), path);
+}
+
+/** The value a `.yaml`, `.yml` or `.json` file of at most `MAX_CONFIG_FILE_BYTES` holds, not yet checked. */
+export function readConfigFile(path: string): unknown {
+  const unreadable = (cause: unknown) =>
+    new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, { cause });
+  let bytes: number;
+  try {
+    bytes = statSync(path).size;
+  } catch (cause) {
+    throw unreadable(cause);
+  }
+  if (bytes > MAX_CONFIG_FILE_BYTES) {
+    throw new ConfigError(
+      `${path} is ${bytes} bytes; a config file is at most ${MAX_CONFIG_FILE_BYTES} (MAX_CONFIG_FILE_BYTES)`,
+    );
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw unreadable(cause);
+  }
+  const extension = extname(path).toLowerCase();
+  const nesting = extension === '.json' ? jsonNesting(text) : yamlNesting(text);
+  if (nesting > MAX_CONFIG_NESTING) {
+    throw new ConfigError(
+      `${path} nests lists and maps ${nesting} deep; a config file nests at most ${MAX_CONFIG_NESTING} (MAX_CONFIG_NESTING)`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = extension === '.json' ? JSON.parse(text) : parseYamlText(text);
+  } catch (cause) {
+    throw new ConfigError(
+      `${path} is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${printable((cause as Error).message)}`,
+      { cause },
+    );
+  }
+  return value;
+}
