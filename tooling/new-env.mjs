@@ -140,7 +140,8 @@ function registerInApp() {
 if (parsed.values.out === undefined) registerInApp();
 
 if (parsed.values.out === undefined && !parsed.values['no-install']) {
-  const install = spawnSync('pnpm', ['install'], { cwd: root, stdio: 'inherit' });
+  // A new package changes the lockfile, so the install may update it (CI environments default to frozen).
+  const install = spawnSync('pnpm', ['install', '--no-frozen-lockfile'], { cwd: root, stdio: 'inherit' });
   if (install.status !== 0) fail('"pnpm install" failed; run it yourself to link the new package');
 }
 if (parsed.values.out === undefined) {
