@@ -11,7 +11,7 @@ import {
   createGeneratedTaskSource,
 } from '@pilotrl/env-alfworld';
 import type { SftExample } from '@pilotrl/policy-tfjs';
-import { choiceAgent, playChoices } from '../../test/play-choices';
+import { choiceAgent, playChoices } from './play-choices';
 
 export const taskSource = createGeneratedTaskSource();
 

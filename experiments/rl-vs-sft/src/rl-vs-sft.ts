@@ -14,7 +14,7 @@
 // writes its result to the results directory (logged at the start); a run given `--results=<dir>`
 // and the same `--start` skips the jobs whose results are there, so a cut-short run continues.
 //
-//   pnpm --filter @pilotrl/optim bench:rl-vs-sft [--quick] [--start=<dir>] [--jobs=<n>] [--iterations=<n>]
+//   pnpm --filter @pilotrl/experiment-rl-vs-sft start [--quick] [--start=<dir>] [--jobs=<n>] [--iterations=<n>]
 //     [--results=<dir>]
 import { execFile } from 'node:child_process';
 import {
@@ -31,9 +31,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRng, type Datum, formatPercent, mean, wilsonInterval } from '@pilotrl/core';
+import { createExpertIteration } from '@pilotrl/optim';
 import { linearAnneal, sftStep, TfjsPolicy } from '@pilotrl/policy-tfjs';
-import { createExpertIteration } from '../src/index';
-import { play, selfImprovementExamples, taskSource } from './rl-vs-sft/alfworld';
+import { play, selfImprovementExamples, taskSource } from './alfworld';
 import {
   type BenchData,
   benchModel,
@@ -48,7 +48,7 @@ import {
   randomBatchSftStep,
   warmedUpRate,
   winRate,
-} from './rl-vs-sft/harness';
+} from './harness';
 
 const flag = (name: string) =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
@@ -324,7 +324,7 @@ async function main() {
     const label = (name: Arm) => (name === 'sft' ? 'more SFT' : 'expert iteration');
     const row = (r: ArmResult) =>
       `| ${label(r.arm)} | ${r.seed} | ${formatPercent(r.rate)} [${formatPercent(r.ci95.low)}, ${formatPercent(r.ci95.high)}] | ${(100 * (r.rate - start.rate)).toFixed(1)} | ${formatPercent(r.sampled.rate)} | ${(100 * (r.sampled.rate - startSampled.rate)).toFixed(1)} | ${r.cpu.toFixed(0)} / ${r.cpuWithAnneal.toFixed(0)} | ${r.work} ${r.arm === 'sft' ? 'steps' : `iterations, kept ${r.keptWon} + ${r.keptHindsight} steps`} |`;
-    const command = ['pnpm --filter @pilotrl/optim bench:rl-vs-sft', ...process.argv.slice(2)].join(' ');
+    const command = ['pnpm --filter @pilotrl/experiment-rl-vs-sft start', ...process.argv.slice(2)].join(' ');
     const ei = config.expertIteration;
     const lines = [
       '# Expert iteration vs. more SFT on generated ALFWorld tasks',
@@ -359,6 +359,7 @@ async function main() {
     ];
     const out = join(
       dirname(fileURLToPath(import.meta.url)),
+      '..',
       'results',
       quick ? 'rl-vs-sft-quick.md' : 'rl-vs-sft.md',
     );

@@ -1,4 +1,4 @@
-// Pieces of the rl-vs-sft benchmark: the data (oracle demonstrations, held-out evaluation tasks),
+// Pieces of the rl-vs-sft experiment: the data (oracle demonstrations, held-out evaluation tasks),
 // evaluation with Wilson intervals, one SFT step on a random batch, and CPU-time and log helpers.
 import {
   type ChatMessage,
