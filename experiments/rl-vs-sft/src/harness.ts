@@ -9,14 +9,8 @@ import {
   type TaskRef,
   wilsonInterval,
 } from '@pilotrl/core';
-import {
-  linearWarmup,
-  type SftExample,
-  sftDatum,
-  sftStep,
-  type TfjsPolicy,
-  Tokenizer,
-} from '@pilotrl/policy-tfjs';
+import { linearWarmup, sftStep } from '@pilotrl/optim';
+import { type SftExample, sftDatum, type TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { demonstrations, play, taskSource } from './alfworld';
 
 export const cpuSeconds = () => {

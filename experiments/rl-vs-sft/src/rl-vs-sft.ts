@@ -31,8 +31,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRng, type Datum, formatPercent, mean, wilsonInterval } from '@pilotrl/core';
-import { createExpertIteration } from '@pilotrl/optim';
-import { linearAnneal, sftStep, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { createExpertIteration, linearAnneal, sftStep } from '@pilotrl/optim';
+import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { play, selfImprovementExamples, taskSource } from './alfworld';
 import {
   type BenchData,
@@ -153,7 +153,7 @@ async function trainExpertIteration(policy: TfjsPolicy, seed: number, data: Benc
     keptWon += won.length;
     keptHindsight += hindsight.length;
     const { metrics } = await iteration.step(policy, {
-      kept: { won, hindsight },
+      kept: { own: won, hindsight },
       demonstrations: data.datums,
     });
     rolloutSuccess.push(winRate(episodes));
@@ -164,7 +164,7 @@ async function trainExpertIteration(policy: TfjsPolicy, seed: number, data: Benc
   const cpu = cpuSeconds() - start;
   writeFileSync(cpuFile, String(cpu));
   await iteration.step(policy, {
-    kept: { won: [], hindsight: [] },
+    kept: { own: [], hindsight: [] },
     demonstrations: data.datums,
     sftSteps: config.anneal,
     learningRate: annealRate,

@@ -1,8 +1,8 @@
-import { sftStep } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { BANDIT_VOCABULARY } from '../test/bandit';
 import { createTabularPolicy } from '../test/tabular-policy';
 import { createExpertIteration, type SftStepFn } from './expert-iteration';
+import { sftStep } from './sft-step';
 
 const id = (word: string) => BANDIT_VOCABULARY.indexOf(word);
 const datum = (next: string) => ({ tokenIds: [id('start'), id(next)], weights: [0, 1] });

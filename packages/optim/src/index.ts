@@ -1,5 +1,6 @@
 // @pilotrl/optim: the policy-gradient update step with its advantage estimators and losses (by
-// name, from the registries), and expert iteration.
+// name, from the registries), expert iteration, and supervised fine-tuning (the one SFT step, the
+// minibatch loop around it, learning-rate schedules).
 export type {
   AdvantageEstimator,
   AdvantageInput,
@@ -17,6 +18,9 @@ export {
 } from './expert-iteration';
 export type { PolicyLossFactory } from './policy-loss';
 export { advantageEstimators, policyLosses } from './registries';
+export { linearAnneal, linearWarmup, type WarmupCosineOptions, warmupCosine } from './schedules';
+export { SFT_ADAM, type SftStepResult, sftStep } from './sft-step';
+export { type SftOptions, type SftReport, sftOptionsSchema, trainSft } from './train-sft';
 export {
   createUpdateStep,
   type UpdateConfig,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TfjsPolicy } from './policy';
-import { trainSft } from './sft';
+import { sftDatum } from './sft';
 import { END_ID, Tokenizer } from './tokenizer';
 
 const corpus = ['go to the kitchen. take the apple.', 'open the fridge. put the apple in the fridge.'];
@@ -12,12 +12,14 @@ beforeAll(async () => {
     tokenizer: Tokenizer.train(corpus, { vocabSize: 300 }),
     model: { dModel: 32, nLayers: 2, nHeads: 4, contextLength: 64, seed: 3 },
   });
-  // Overfit one reply so that greedy decoding is predictable.
-  await trainSft(policy, [{ prompt: [{ role: 'user', content: 'what next?' }], response: reply }], {
-    steps: 60,
-    batchSize: 1,
-    learningRate: 1e-2,
-  });
+  // Overfit one reply so that greedy decoding is predictable: 60 AdamW steps on its token-mean loss.
+  const datum = sftDatum(policy.tokenizer, { prompt: ask('what next?'), response: reply });
+  const trained = datum.weights.filter((w) => w > 0).length;
+  const tokenMean = { ...datum, weights: datum.weights.map((w) => w / trained) };
+  for (let step = 0; step < 60; step++) {
+    await policy.forwardBackward([tokenMean], 'cross_entropy');
+    await policy.optimStep({ learningRate: 1e-2, gradClipNorm: 1 });
+  }
 });
 
 const ask = (content: string) => [{ role: 'user' as const, content }];

@@ -38,18 +38,7 @@ export {
 } from './native/native-setup';
 export type { CandidateScores } from './packed-scoring';
 export { type TfjsModelInfo, TfjsPolicy, type TfjsPolicyOptions } from './policy';
-export { linearAnneal, linearWarmup, type WarmupCosineOptions, warmupCosine } from './schedules';
-export {
-  SFT_ADAM,
-  type SftExample,
-  type SftOptions,
-  type SftReport,
-  type SftStepResult,
-  sftDatum,
-  sftOptionsSchema,
-  sftStep,
-  trainSft,
-} from './sft';
+export { type SftExample, sftDatum } from './sft';
 export {
   END_ID,
   PAD_ID,

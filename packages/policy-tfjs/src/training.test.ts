@@ -2,7 +2,6 @@ import { type Datum, InvalidArgumentError, type LossFn, type TrainablePolicy } f
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
 import { TfjsPolicy } from './policy';
-import { warmupCosine } from './schedules';
 import { sftDatum } from './sft';
 import { Tokenizer } from './tokenizer';
 
@@ -178,14 +177,5 @@ describe('training', () => {
       ),
     ).rejects.toThrow(/context holds 48/);
     policy.dispose();
-  });
-
-  it('schedules the learning rate with warmup then cosine decay', () => {
-    const lr = warmupCosine({ peak: 1, warmupSteps: 10, totalSteps: 110, finalRatio: 0.1 });
-    expect(lr(0)).toBeCloseTo(0.1);
-    expect(lr(9)).toBeCloseTo(1);
-    expect(lr(60)).toBeCloseTo(0.55);
-    expect(lr(110)).toBeCloseTo(0.1);
-    expect(lr(500)).toBeCloseTo(0.1);
   });
 });

@@ -1,7 +1,8 @@
 // The run's policy seam on the tfjs backend: supervised datums as the policy-tfjs SFT renders them,
 // and a frozen copy that keeps its weights while the policy trains on. (The Tinker backend's are
 // run against SkyRL's server in tinker-curriculum.engine.test.ts.)
-import { sftDatum, sftStep, type TfjsPolicy } from '@pilotrl/policy-tfjs';
+import { sftStep } from '@pilotrl/optim';
+import { sftDatum, type TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
 import { tinyCorridorConfig } from '../tiny-corridor.testing';
 import { runEnvsFor } from './run-envs';

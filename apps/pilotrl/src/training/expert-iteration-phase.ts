@@ -4,8 +4,7 @@
 // it), then SFT on them mixed with the warm start's demonstrations.
 import { createVectorEnv, relabelEpisodes } from '@pilotrl/agent';
 import type { Datum } from '@pilotrl/core';
-import { createExpertIteration } from '@pilotrl/optim';
-import { sftStep } from '@pilotrl/policy-tfjs';
+import { createExpertIteration, sftStep } from '@pilotrl/optim';
 import { envOptionsFor, runDemonstrations } from '../run/run-setup';
 import { replayWhole } from './demonstrations';
 import type { Phase } from './phase-plan';

@@ -2,7 +2,7 @@
 // supervised steps on random batches of them under a warmup-cosine learning rate,
 // `stepsPerIteration` an iteration.
 import { ConfigError, type Datum, mean } from '@pilotrl/core';
-import { sftStep, warmupCosine } from '@pilotrl/policy-tfjs';
+import { sftStep, warmupCosine } from '@pilotrl/optim';
 import type { RunEnv } from '../run/run-envs';
 import type { RunPolicy } from '../run/run-policy';
 import { runDemonstrations } from '../run/run-setup';

@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sftStep } from '@pilotrl/policy-tfjs';
+import { sftStep } from '@pilotrl/optim';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startTinkerServer, type TinkerServer, tinkerReference } from '../../../../tooling/tinker-server';

@@ -1,5 +1,5 @@
 // Learning-rate schedules, as functions from a 0-based step to a rate. Every training loop in the
-// project (SFT, RL stages, benchmarks) takes its schedule from here.
+// project (SFT, RL stages, experiments) takes its schedule from here.
 
 export interface WarmupCosineOptions {
   /** Peak learning rate, reached at the end of warmup. */

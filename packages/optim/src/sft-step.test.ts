@@ -1,10 +1,8 @@
-// The one SFT step and the learning-rate schedules every training loop takes.
+// The one SFT step, on the in-process tfjs policy: token-mean cross-entropy and one AdamW step.
 import { type Datum, InvalidArgumentError } from '@pilotrl/core';
+import { sftDatum, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
-import { TfjsPolicy } from './policy';
-import { linearAnneal, linearWarmup, warmupCosine } from './schedules';
-import { SFT_ADAM, sftDatum, sftStep } from './sft';
-import { Tokenizer } from './tokenizer';
+import { SFT_ADAM, sftStep } from './sft-step';
 
 const tokenizer = Tokenizer.train(['go to the fridge 1', 'open the fridge 1', 'take the apple 2'], {
   vocabSize: 290,
@@ -55,19 +53,5 @@ describe('sftStep', () => {
     await expect(sftStep(a, unmasked, { learningRate: 1e-2 })).rejects.toThrow(InvalidArgumentError);
     a.dispose();
     b.dispose();
-  });
-});
-
-describe('schedules', () => {
-  it('warm up linearly, then hold, decay by cosine or anneal linearly to zero', () => {
-    const warm = linearWarmup({ peak: 1, warmupSteps: 4 });
-    expect([0, 1, 2, 3, 4, 100].map(warm)).toEqual([0.25, 0.5, 0.75, 1, 1, 1]);
-    const anneal = linearAnneal({ from: 2, steps: 4 });
-    expect([0, 1, 2, 3, 4, 9].map(anneal)).toEqual([2, 1.5, 1, 0.5, 0, 0]);
-    const cosine = warmupCosine({ peak: 1, warmupSteps: 2, totalSteps: 12, finalRatio: 0 });
-    expect(cosine(0)).toBe(0.5);
-    expect(cosine(2)).toBe(1);
-    expect(cosine(7)).toBeCloseTo(0.5, 12);
-    expect(cosine(12)).toBeCloseTo(0, 12);
   });
 });

@@ -1,11 +1,10 @@
-// The policy learns: SFT on oracle demonstrations of the testkit recipe env, then greedy play
-// constrained to the admissible actions on held-out tasks.
+// SFT teaches: `trainSft` on oracle demonstrations of the testkit recipe env, on the in-process tfjs
+// policy, then greedy play constrained to the admissible actions on held-out tasks.
 import type { ChatMessage, TaskRef } from '@pilotrl/core';
 import { createRecipeEnv, recipeTasks } from '@pilotrl/env-testkit';
+import { type SftExample, sftDatum, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
 import { describe, expect, it } from 'vitest';
-import { TfjsPolicy } from './policy';
-import { type SftExample, trainSft } from './sft';
-import { Tokenizer } from './tokenizer';
+import { trainSft } from './train-sft';
 
 // Short prompts train faster: the actions so far, then the task (next to the reply, where the
 // ingredient names are easiest to copy from).
@@ -57,7 +56,7 @@ async function successRate(policy: TfjsPolicy, tasks: readonly TaskRef[]): Promi
   return won.filter(Boolean).length / tasks.length;
 }
 
-describe('learning', () => {
+describe('trainSft', () => {
   it('reaches at least 95% success on held-out recipe tasks after SFT on oracle demonstrations', async () => {
     const train = await recipeTasks.tasks('train', { limit: 400 });
     const heldOut = await recipeTasks.tasks('valid_seen', { limit: 60 });
@@ -69,7 +68,8 @@ describe('learning', () => {
       model: { dModel: 64, nLayers: 2, nHeads: 4, contextLength: 96, seed: 1 },
     });
     const before = await successRate(policy, heldOut);
-    const report = await trainSft(policy, examples, {
+    const datums = examples.map((example) => sftDatum(tokenizer, example));
+    const report = await trainSft(policy, datums, {
       steps: 400,
       batchSize: 16,
       // At 1e-2 some seeds stall on a plateau (loss ~0.35) on one backend and not the other;
