@@ -57,7 +57,7 @@ export {
   type RandomPolicyOptions,
   randomPolicyOptionsSchema,
 } from './random-policy';
-export { type RelabelOptions, type RelabelReport, relabelEpisodes } from './relabel';
+export { type RelabelOptions, type RelabelReport, relabelEpisodes, winScript } from './relabel';
 export { type EndReason, type RolloutHooks, type RolloutOptions, rollout } from './rollout';
 export { replayScripts, type Script, ScriptCutShortError, type ScriptReplay } from './scripted-replay';
 export {

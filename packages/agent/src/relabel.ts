@@ -2,6 +2,7 @@
 // task, one command sequence worth imitating. A group with a win gives the shortest of its wins
 // replayed without detours (`shortcut`); a group without one gives, where the env offers hindsight
 // relabelling, the shortest way to a goal one of its episodes did reach, stated as that goal.
+// `winScript` makes one won episode such a script, under the plan it was played with.
 // Works on any deterministic TextEnv; only hindsight needs the env's `HindsightRelabeller`.
 import {
   type Episode,
@@ -48,6 +49,26 @@ export function episodeTask(episode: Episode): TaskRef {
 /** The commands that took effect (an invalid command changes nothing, so a replay leaves it out). */
 const commandsOf = (episode: Episode): string[] =>
   episode.turns.flatMap((turn) => (turn.action === null || !turn.valid ? [] : [turn.action]));
+
+/**
+ * A won episode as a script to imitate: its commands without their detours, under the plan it
+ * started with (the one the policy wrote, picked or was given), so a replay teaches that plan too.
+ */
+export async function winScript(episode: Episode, env: TextEnv): Promise<Script> {
+  if (!episode.won) {
+    throw new InvalidArgumentError(
+      `Episode "${episode.id}" was not won; only a win has a shortcut to imitate`,
+    );
+  }
+  const task = episodeTask(episode);
+  const plan = episode.planHistory[0]?.steps;
+  return {
+    task,
+    commands: await shortcut(env, task, commandsOf(episode)),
+    goal: null,
+    ...(plan === undefined ? {} : { plan }),
+  };
+}
 
 /** The episodes of each group, in first-seen order. */
 export function groupEpisodes(episodes: readonly Episode[]): Episode[][] {

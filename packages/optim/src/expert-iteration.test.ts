@@ -11,7 +11,7 @@ const probability = (logits: number[][], next: string) => {
   const total = row.reduce((sum, value) => sum + Math.exp(value), 0);
   return Math.exp(row[id(next)]!) / total;
 };
-const none = { won: [], hindsight: [] };
+const none = { own: [], hindsight: [] };
 
 describe('expert iteration', () => {
   it('imitates the kept steps, mixed with the demonstrations in the share asked for', async () => {
@@ -21,11 +21,11 @@ describe('expert iteration', () => {
       sftStep,
     );
     const { metrics } = await iteration.step(policy, {
-      kept: { won: [datum('right')], hindsight: [datum('door')] },
+      kept: { own: [datum('right')], hindsight: [datum('door')] },
       demonstrations: [datum('left')],
     });
     expect(metrics).toMatchObject({
-      'expert_iteration/kept_won': 1,
+      'expert_iteration/kept_own': 1,
       'expert_iteration/kept_hindsight': 1,
       'expert_iteration/kept_total': 2,
     });
@@ -53,11 +53,11 @@ describe('expert iteration', () => {
       recording,
     );
     await iteration.step(policy, {
-      kept: { won: [datum('right'), datum('right')], hindsight: [] },
+      kept: { own: [datum('right'), datum('right')], hindsight: [] },
       demonstrations: [],
     });
     const second = await iteration.step(policy, {
-      kept: { won: [datum('door'), datum('door')], hindsight: [] },
+      kept: { own: [datum('door'), datum('door')], hindsight: [] },
       demonstrations: [],
     });
     expect(second.metrics['expert_iteration/kept_total']).toBe(3);
@@ -75,7 +75,7 @@ describe('expert iteration', () => {
   it('continues from an exported state exactly as it would have gone on', async () => {
     const settings = { sftSteps: 5, batchSize: 3, mix: 0.5, learningRate: 0.05, seed: 4 };
     const input = {
-      kept: { won: [datum('right')], hindsight: [datum('door')] },
+      kept: { own: [datum('right')], hindsight: [datum('door')] },
       demonstrations: [datum('left')],
     };
     const straight = createExpertIteration(settings, sftStep);

@@ -1,9 +1,9 @@
 // Expert iteration (STaR, rejection-sampling fine-tuning): the policy imitates the best of its own
-// play. Each iteration's caller rolls out, keeps or relabels episodes (`relabelEpisodes` of
-// @pilotrl/agent: wins replayed without detours, lost groups as the goal they reached) and renders
-// them as datums; this step adds them to everything kept so far and runs `sftSteps` SFT steps,
-// each on a batch drawn with replacement from the kept steps (with probability `mix`) or from the
-// demonstrations, so what was taught first is not forgotten.
+// play. Each iteration's caller rolls out, keeps the episodes its stage reward prefers, weighted
+// (`selectByReward`, rendered by `episodeDatums`), and may add lost groups relabelled as the goal
+// they reached (`relabelEpisodes` of @pilotrl/agent); this step adds them to everything kept so
+// far and runs `sftSteps` SFT steps, each on a batch drawn with replacement from the kept steps
+// (with probability `mix`) or from the demonstrations, so what was taught first is not forgotten.
 import {
   type AdamParams,
   createRng,
@@ -39,8 +39,11 @@ export type SftStepFn = (
 ) => Promise<{ loss: number }>;
 
 export interface ExpertIterationInput {
-  /** This iteration's new steps to imitate, by where they came from. */
-  kept: { won: readonly Datum[]; hindsight: readonly Datum[] };
+  /**
+   * This iteration's new steps to imitate, by where they came from: the policy's own episodes as
+   * played (their weights carry the stage reward's preference), and hindsight relabels.
+   */
+  kept: { own: readonly Datum[]; hindsight: readonly Datum[] };
   /** The supervised data mixed in; may be empty when `mix` is 1. */
   demonstrations: readonly Datum[];
   /** SFT steps this time, else the config's `sftSteps` (e.g. a final annealing run). */
@@ -73,7 +76,11 @@ export function createExpertIteration(config: ExpertIterationConfig, sftStep: Sf
       return kept.length;
     },
     exportState: () => ({
-      kept: kept.map((d) => ({ tokenIds: d.tokenIds, weights: d.weights })),
+      kept: kept.map((d) => ({
+        tokenIds: d.tokenIds,
+        weights: d.weights,
+        ...(d.allowedTokenIds === undefined ? {} : { allowedTokenIds: d.allowedTokenIds }),
+      })),
       rng: rng.state(),
     }),
     importState(state) {
@@ -83,7 +90,7 @@ export function createExpertIteration(config: ExpertIterationConfig, sftStep: Sf
       rng = rngFromState([a!, b!, c!, d!]);
     },
     async step(policy, input) {
-      kept.push(...input.kept.won, ...input.kept.hindsight);
+      kept.push(...input.kept.own, ...input.kept.hindsight);
       if (kept.length > resolved.maxKept) kept = kept.slice(kept.length - resolved.maxKept);
       if (kept.length === 0 && input.demonstrations.length === 0) {
         throw new InvalidArgumentError(
@@ -106,7 +113,7 @@ export function createExpertIteration(config: ExpertIterationConfig, sftStep: Sf
       }
       return {
         metrics: {
-          'expert_iteration/kept_won': input.kept.won.length,
+          'expert_iteration/kept_own': input.kept.own.length,
           'expert_iteration/kept_hindsight': input.kept.hindsight.length,
           'expert_iteration/kept_total': kept.length,
           'expert_iteration/kept_batches': keptBatches,

@@ -18,6 +18,7 @@ export {
 } from './expert-iteration';
 export type { PolicyLossFactory } from './policy-loss';
 export { advantageEstimators, policyLosses } from './registries';
+export { episodeDatums, type SelectOptions, selectByReward, type WeightedEpisode } from './reward-selection';
 export { linearAnneal, linearWarmup, type WarmupCosineOptions, warmupCosine } from './schedules';
 export { SFT_ADAM, type SftStepResult, sftStep } from './sft-step';
 export { type SftOptions, type SftReport, sftOptionsSchema, trainSft } from './train-sft';

@@ -8,9 +8,10 @@ import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from '
 
 // Sized for about 20 minutes on 2 CPU cores. A model this small learns ALFWorld by choosing among
 // the admissible commands (constrained decoding), with plans written in the env's plan-step
-// vocabulary and trained by expert iteration in each stage (rollouts; wins replayed without
-// detours, lost episodes relabelled with the goal they reached; SFT on those, mixed with the
-// oracle's demonstrations).
+// vocabulary and trained by expert iteration in each stage (rollouts scored with the stage's
+// rewards; the episodes they prefer kept and weighted, wins replayed without detours under the plan
+// they were played with, lost episodes relabelled with the goal they reached; SFT on those, mixed
+// with the oracle's demonstrations).
 const expertIteration = { algorithm: 'expert-iteration', groupSize: 1, learningRate: 1e-3 } as const;
 
 /** PilotRL's three stages, each trained by expert iteration with `size` iterations and tasks. */

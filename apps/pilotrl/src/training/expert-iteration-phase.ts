@@ -1,10 +1,18 @@
-// An expert-iteration stage: each iteration's rollout, each group's win replayed without its
-// detours or (hindsight) the goal a lost group reached, rendered as the agent's own prompts (a
-// plan-step agent's with the plan of the replayed commands, written or provided as the stage has
-// it), then SFT on them mixed with the warm start's demonstrations.
-import { createVectorEnv, relabelEpisodes } from '@pilotrl/agent';
-import type { Datum } from '@pilotrl/core';
-import { createExpertIteration, sftStep } from '@pilotrl/optim';
+// An expert-iteration stage: each iteration's rollout, scored with the stage's rewards; the
+// episodes the stage reward prefers are kept, each weighted by how far it beats the others of its
+// task (or, with one sample per task, of the iteration): a win replayed without its detours under
+// the plan it was played with, rendered as the agent's own prompts. Lost groups may add the goal
+// they reached (hindsight). Then SFT on them mixed with the warm start's demonstrations.
+import { createVectorEnv, relabelEpisodes, winScript } from '@pilotrl/agent';
+import type { Datum, Episode } from '@pilotrl/core';
+import {
+  createExpertIteration,
+  episodeDatums,
+  selectByReward,
+  sftStep,
+  type WeightedEpisode,
+} from '@pilotrl/optim';
+import type { StageConfig } from '../config/curriculum-config';
 import { envOptionsFor, runDemonstrations } from '../run/run-setup';
 import { replayWhole } from './demonstrations';
 import type { Phase } from './phase-plan';
@@ -45,23 +53,44 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
   return {
     async iterate(rng, index) {
       const played = await rollouts.play(rng, index);
-      const kept = { won: [] as Datum[], hindsight: [] as Datum[] };
+      const kept = { own: [] as Datum[], hindsight: [] as Datum[] };
       const report = {
-        wonGroups: 0,
+        keptEpisodes: 0,
+        keptWeight: 0,
         hindsightGroups: 0,
         unreachedGroups: 0,
         unreplayableGoals: 0,
         cutShort: 0,
       };
-      // Each env's groups are relabelled and replayed by its own env and agent.
       for (const { env, agent, episodes } of played.played) {
         const { replayEnv, relabelEnv } = replayers.get(env)!;
-        // The rollout's rewards are recorded (and the plan stage's judge score reported); what is kept is the wins and the goals reached.
-        const { scripts, ...relabelled } = await relabelEpisodes(episodes, {
+        // The stage reward decides what is imitated and how much: the plan stage learns from its
+        // judged plans. A kept win is replayed without its detours under the plan it was played
+        // with; a kept loss (a plan the reward still prefers) teaches its plan, never its commands.
+        for (const chosen of preferredEpisodes(stage, episodes)) {
+          report.keptEpisodes++;
+          report.keptWeight += chosen.weight;
+          if (!chosen.episode.won) {
+            kept.own.push(...episodeDatums(chosen, ['plan']));
+            continue;
+          }
+          const script = await winScript(chosen.episode, relabelEnv);
+          const replay = await replayWhole(agent, replayEnv, env.provider.envId, script);
+          // A game the agent's context cannot hold to its end would teach a cut-off game.
+          if (replay === undefined) {
+            report.cutShort++;
+            continue;
+          }
+          for (const example of replay.examples) {
+            const datum = policy.replyDatum(example);
+            kept.own.push({ ...datum, weights: datum.weights.map((w) => w * chosen.weight) });
+          }
+        }
+        if (!settings.hindsight || env.provider.hindsight === undefined) continue;
+        // Groups without a win learn, by the env's own relabeller, the goal they did reach.
+        const { scripts, ...relabelled } = await relabelEpisodes(lostGroups(episodes), {
           env: relabelEnv,
-          ...(settings.hindsight && env.provider.hindsight !== undefined
-            ? { hindsight: env.provider.hindsight }
-            : {}),
+          hindsight: env.provider.hindsight,
           rng,
         });
         for (const script of scripts) {
@@ -71,10 +100,8 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
             report.cutShort++;
             continue;
           }
-          const datums = replay.examples.map((example) => policy.replyDatum(example));
-          kept[script.source === 'shortcut' ? 'won' : 'hindsight'].push(...datums);
+          kept.hindsight.push(...replay.examples.map((example) => policy.replyDatum(example)));
         }
-        report.wonGroups += relabelled.wonGroups;
         report.hindsightGroups += relabelled.hindsightGroups;
         report.unreachedGroups += relabelled.unreachedGroups;
         report.unreplayableGoals += relabelled.unreplayableGoals;
@@ -83,7 +110,9 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
       return {
         metrics: stageMetrics(played, {
           ...metrics,
-          'expert_iteration/groups_won': report.wonGroups,
+          'expert_iteration/episodes_kept': report.keptEpisodes,
+          'expert_iteration/kept_weight_mean':
+            report.keptEpisodes === 0 ? 0 : report.keptWeight / report.keptEpisodes,
           'expert_iteration/groups_relabelled': report.hindsightGroups,
           'expert_iteration/groups_unreached': report.unreachedGroups,
           'expert_iteration/goals_unreplayable': report.unreplayableGoals,
@@ -103,4 +132,18 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
       }
     },
   };
+}
+
+/**
+ * The episodes a stage's reward prefers, weighted: compared with the other samples of their task,
+ * or, where each task is played once, with the iteration's other episodes.
+ */
+export function preferredEpisodes(stage: StageConfig, episodes: readonly Episode[]): WeightedEpisode[] {
+  return selectByReward(episodes, { within: stage.groupSize > 1 ? 'groups' : 'batch' });
+}
+
+/** The episodes of the groups none of whose samples won. */
+function lostGroups(episodes: readonly Episode[]): Episode[] {
+  const won = new Set(episodes.filter((episode) => episode.won).map((episode) => episode.groupId));
+  return episodes.filter((episode) => !won.has(episode.groupId));
 }
