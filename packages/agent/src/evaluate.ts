@@ -52,6 +52,11 @@ export const evaluateOptionsSchema = z.object({
   runId: z.string().min(1).default('eval'),
   /** Test-time search: best-of-N plans or look-ahead over env copies (see `TestTimeSearch`). */
   search: z.custom<TestTimeSearch>((value) => typeof value === 'object' && value !== null).optional(),
+  /**
+   * Record each episode's `stepChecks` (the rollout option of that name): which plan steps the
+   * env's checks saw carried out, and at which turn. Needs envs that offer step checks.
+   */
+  recordStepChecks: z.boolean().default(false),
 });
 export type EvaluateOptions = z.input<typeof evaluateOptionsSchema>;
 
@@ -129,6 +134,7 @@ export async function evaluate(
       runId: config.runId,
       seed: config.seed,
       ...(config.search === undefined ? {} : { search: config.search }),
+      recordStepChecks: config.recordStepChecks,
     },
     hooks,
   );

@@ -23,6 +23,7 @@ import {
   type SearchFlags,
   searchFor,
 } from '../config/search-options';
+import { diagnosticsLine } from '../evaluation/eval-diagnostics';
 import { curriculumJudging, evaluateEnvs } from '../evaluation/evaluate-envs';
 import { loadRunPlugins } from '../plugins/load';
 import { JsonlWriter } from '../run/jsonl';
@@ -143,6 +144,17 @@ export function formatEvalTable(records: readonly EvalRow[]): string {
     for (const [type, p] of Object.entries(r.byTaskType)) {
       lines.push(
         `  ${type.padEnd(34)} ${formatPercent(p.rate).padStart(7)}  [${formatPercent(p.low)}, ${formatPercent(p.high)}]  n=${p.total}`,
+      );
+    }
+    if (r.diagnostics !== undefined) lines.push(`  ${diagnosticsLine(r.diagnostics)}`);
+    const oracle = r.oraclePlan;
+    if (oracle !== undefined) {
+      lines.push(
+        `  with the oracle's plan${' '.repeat(12)} ${formatPercent(oracle.success.rate).padStart(7)}  [${formatPercent(oracle.success.low)}, ${formatPercent(oracle.success.high)}]`.padEnd(
+          56,
+        ) +
+          `${String(oracle.success.total).padStart(4)}  ${oracle.meanSteps.toFixed(1).padStart(5)}  ${formatPercent(oracle.formatErrorRate).padStart(9)}`,
+        `    ${diagnosticsLine(oracle.diagnostics)}`,
       );
     }
   }

@@ -356,6 +356,11 @@ export const evalConfigSchema = strict({
   /** Evaluate every this many iterations of each stage, and at the end of each stage. */
   every: positiveInt.default(10),
   temperature: z.number().min(0).default(0),
+  /**
+   * Also play each split with the env oracle's plan given to the AdaPlan agent and kept in force (as
+   * stage 1 plays with `planSource: oracle`): the act policy's ceiling, in each record's `oraclePlan`.
+   */
+  oraclePlan: z.boolean().default(false),
 });
 
 /** A threshold above 0 and at most `max`. */

@@ -1,14 +1,23 @@
 // Evaluation with the current weights: each split (of each env, in a mixture) played and summarised
-// as eval records (plans judged where the agent writes them), and the one-line summary the trainer
-// logs after it.
-import { createVectorEnv, evaluate, type RolloutHooks, type TestTimeSearch } from '@pilotrl/agent';
-import { type Episode, formatPercent, type Policy } from '@pilotrl/core';
+// as eval records (plans judged where the agent writes them; the plan steps the env's checks pass
+// recorded where an AdaPlan agent writes plans in its vocabulary; with `oraclePlan`, the split played
+// again with the oracle's plans), and the one-line summary the trainer logs after it.
+import {
+  type Agent,
+  createVectorEnv,
+  type EvalReport,
+  evaluate,
+  type RolloutHooks,
+  type TestTimeSearch,
+} from '@pilotrl/agent';
+import { ConfigError, canCheckSteps, type Episode, formatPercent, type Policy } from '@pilotrl/core';
 import type { EnvCurriculum } from '../config/curriculum-config';
 import type { EnvProvider } from '../plugins/registry';
 import { cpuMark, cpuSecondsSince } from '../run/cpu-time';
-import { type EvalRecord, evalRecordOf } from '../run/run-records';
+import { type EvalRecord, evalRecordOf, splitFigures } from '../run/run-records';
 import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
 import { createPlanJudging, type PlanJudging } from '../training/stage-rewards';
+import { diagnosticsSummary } from './eval-diagnostics';
 
 export interface EvalOptions {
   splits: readonly string[];
@@ -17,6 +26,11 @@ export interface EvalOptions {
   seed: number;
   /** Test-time search of each env's evaluation (`pilotrl eval --search`); none by default. */
   search?: (env: { config: EnvCurriculum; provider: EnvProvider }) => TestTimeSearch;
+  /**
+   * Also play each split with the env oracle's plan given to an AdaPlan agent (`eval.oraclePlan`),
+   * without search; its figures go in each record's `oraclePlan`.
+   */
+  oraclePlan?: boolean;
 }
 
 /** Plays each split with the current weights and summarises it as eval records. */
@@ -30,37 +44,62 @@ export async function evaluateSplits(
   hooks: RolloutHooks = {},
 ): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
   const sampler = 'sampler' in policy ? policy.sampler() : policy;
-  const agent = createAgent(
-    config,
-    sampler,
-    agentOptionsFor(config, { provider, temperature: options.temperature }),
-  );
+  const adaplan = config.agent.paradigm === 'adaplan';
+  const agentFor = (oraclePlans: boolean) =>
+    createAgent(
+      config,
+      sampler,
+      agentOptionsFor(config, { provider, temperature: options.temperature, oraclePlans }),
+    );
+  const agent = agentFor(false);
+  // A ReAct env of a mixture has no plan to be given.
+  const oracleAgent = options.oraclePlan === true && adaplan ? agentFor(true) : undefined;
+  // Plans in the env's plan-step vocabulary are steps its checks can follow; free text is not.
+  const recordStepChecks =
+    adaplan && config.agent.plan === 'steps' && (await offersStepChecks(config, provider));
   const records: EvalRecord[] = [];
   const episodes: Episode[] = [];
   for (const split of options.splits) {
     const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
       size: Math.min(options.episodes, 32),
     });
-    const started = cpuMark();
-    try {
-      const report = await evaluate(
-        agent,
+    const play = (player: Agent, runId: string, search: TestTimeSearch | undefined, heard: RolloutHooks) =>
+      evaluate(
+        player,
         { taskSource: provider.tasks, vectorEnv },
         split,
         {
           limit: options.episodes,
           seed: options.seed,
-          runId: `eval-${split}-${where.step}`,
-          ...(options.search === undefined ? {} : { search: options.search({ config, provider }) }),
+          runId,
+          ...(search === undefined ? {} : { search }),
+          recordStepChecks,
         },
+        heard,
+      );
+    const started = cpuMark();
+    try {
+      const report = await play(
+        agent,
+        `eval-${split}-${where.step}`,
+        options.search?.({ config, provider }),
         hooks,
       );
       const judgeScore =
-        judging !== undefined && config.agent.paradigm === 'adaplan'
-          ? await judging.judgePlans(report.episodeRecords)
-          : null;
+        judging !== undefined && adaplan ? await judging.judgePlans(report.episodeRecords) : null;
+      // The oracle's episodes stay out of the caller's: they are not the policy's own play.
+      const oracle =
+        oracleAgent === undefined
+          ? undefined
+          : await play(
+              oracleAgent,
+              `eval-oracle-plan-${split}-${where.step}`,
+              undefined,
+              hooks.onTurnZeroEnds === undefined ? {} : { onTurnZeroEnds: hooks.onTurnZeroEnds },
+            );
       records.push({
         ...evalRecordOf(report.episodeRecords, { ...where, split, paradigm: report.paradigm }, judgeScore),
+        ...(oracle === undefined ? {} : { oraclePlan: oraclePlanFigures(oracle) }),
         cpuSeconds: cpuSecondsSince(started),
       });
       episodes.push(...report.episodeRecords);
@@ -69,6 +108,38 @@ export async function evaluateSplits(
     }
   }
   return { records, episodes };
+}
+
+/** Whether the env offers step checks, asked of one env made with the curriculum's options. */
+async function offersStepChecks(config: EnvCurriculum, provider: EnvProvider): Promise<boolean> {
+  const probe = provider.createEnv(envOptionsFor(config));
+  try {
+    return canCheckSteps(probe);
+  } finally {
+    await probe.close?.();
+  }
+}
+
+/** The figures of a split played with the oracle's plans, as an eval record's `oraclePlan`. */
+function oraclePlanFigures(report: EvalReport): NonNullable<EvalRecord['oraclePlan']> {
+  const { success, meanSteps, formatErrorRate, diagnostics } = splitFigures(report.episodeRecords);
+  return { success, meanSteps, formatErrorRate, diagnostics };
+}
+
+/** `eval.oraclePlan` needs an AdaPlan agent and an env oracle to give it plans. */
+function checkOraclePlans(envs: readonly { id: string; config: EnvCurriculum; provider: EnvProvider }[]) {
+  const planned = envs.filter((env) => env.config.agent.paradigm === 'adaplan');
+  if (planned.length === 0) {
+    throw new ConfigError(
+      "eval.oraclePlan gives an AdaPlan agent the oracle's plan, and this run's agents are ReAct; set agent.paradigm: adaplan or drop eval.oraclePlan",
+    );
+  }
+  const unplanned = planned.find((env) => env.provider.tasks.oracle === undefined);
+  if (unplanned !== undefined) {
+    throw new ConfigError(
+      `eval.oraclePlan: env "${unplanned.id}" has no oracle to give plans; drop eval.oraclePlan`,
+    );
+  }
 }
 
 /**
@@ -82,6 +153,7 @@ export async function evaluateEnvs(
   where: { step: number; phase: string },
   hooks: RolloutHooks = {},
 ): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
+  if (options.oraclePlan === true) checkOraclePlans(envs);
   const records: EvalRecord[] = [];
   const episodes: Episode[] = [];
   for (const env of envs) {
@@ -106,12 +178,19 @@ export function curriculumJudging(config: EnvCurriculum, provider: EnvProvider):
   return createPlanJudging(config, provider, planStage?.kind === 'plan' ? planStage.judge : 'reference');
 }
 
-/** Each split's success rate with its interval, as the trainer logs an evaluation. */
+/**
+ * Each split's success rate with its interval, as the trainer logs an evaluation, and in brackets
+ * its plan-follow rate and revisions per episode where measured, and its success with the oracle's
+ * plans where played.
+ */
 export function evalSummary(records: readonly EvalRecord[]): string {
   return records
-    .map(
-      (r) =>
-        `${r.env === undefined ? '' : `${r.env} `}${r.split} ${formatPercent(r.success.rate)} [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]`,
-    )
-    .join(', ');
+    .map((r) => {
+      const notes = [
+        ...(r.diagnostics === undefined ? [] : diagnosticsSummary(r.diagnostics)),
+        ...(r.oraclePlan === undefined ? [] : [`oracle plan ${formatPercent(r.oraclePlan.success.rate)}`]),
+      ];
+      return `${r.env === undefined ? '' : `${r.env} `}${r.split} ${formatPercent(r.success.rate)} [${formatPercent(r.success.low)}, ${formatPercent(r.success.high)}]${notes.length === 0 ? '' : ` (${notes.join(', ')})`}`;
+    })
+    .join('; ');
 }

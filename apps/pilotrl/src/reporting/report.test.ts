@@ -178,6 +178,8 @@ describe('pilotrl report', () => {
     // One row per phase and split: the sft phase's eval and the joint phase's two.
     expect(html).toContain('<tr><td>sft</td><td>valid_seen</td><td>adaplan</td><td>40.0%');
     expect(html).toContain('<tr><td>joint</td><td>valid_seen</td><td>adaplan</td><td>70.0%');
+    // Records written before the diagnostics were measured leave their table empty.
+    expect(html).toContain('No evaluation recorded diagnostics.');
     // Turn 1 acts under the revised plan, its first step done and the second next.
     expect(html).toContain(
       '<s>✓ find the mug</s><br>→ take mug from countertop 1<br>put it in coffeemachine <span class="muted">(policy, new)</span>',

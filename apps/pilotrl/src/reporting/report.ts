@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError, type Episode, formatPercent } from '@pilotrl/core';
 import { type CurriculumConfig, envCurricula } from '../config/curriculum-config';
+import { type EvalDiagnostics, TURN_BUCKET } from '../evaluation/eval-diagnostics';
 import { readManifest, readRunConfig, runPaths } from '../run/run-dir';
 import {
   type EvalRecord,
@@ -243,6 +244,56 @@ function evalTable(records: readonly EvalRecord[]): string {
     .join('')}</tr>${rows}</table>`;
 }
 
+/**
+ * What explains a miss, by phase and split: the plan-follow rate, revisions per episode and the
+ * success of episodes with and without one, and the share of invalid or malformed commands by turn;
+ * a split played with the oracle's plans (`eval.oraclePlan`) on a row of its own.
+ */
+function diagnosticsTable(records: readonly EvalRecord[]): string {
+  const rows = records.flatMap((e) => [
+    ...(e.diagnostics === undefined
+      ? []
+      : [{ record: e, plans: 'own', success: e.success, diagnostics: e.diagnostics }]),
+    ...(e.oraclePlan === undefined
+      ? []
+      : [
+          {
+            record: e,
+            plans: "oracle's",
+            success: e.oraclePlan.success,
+            diagnostics: e.oraclePlan.diagnostics,
+          },
+        ]),
+  ]);
+  if (rows.length === 0) return '<p class="muted">No evaluation recorded diagnostics.</p>';
+  const mixture = records.some((e) => e.env !== undefined);
+  const buckets = Math.max(...rows.map((row) => row.diagnostics.errorsByTurn.length));
+  const share = (rate: number | null, of: string) =>
+    rate === null ? '<td>-</td>' : `<td>${formatPercent(rate)} <span class="muted">${of}</span></td>`;
+  const outcome = (o: { episodes: number; successes: number; rate: number | null }) =>
+    share(o.rate, `${o.successes}/${o.episodes}`);
+  const cells = (d: EvalDiagnostics) =>
+    `${d.planFollow === null ? '<td>-</td>' : share(d.planFollow.rate, `of ${d.planFollow.turns} turns`)}${
+      d.revisions === null
+        ? '<td>-</td><td>-</td><td>-</td>'
+        : `<td>${d.revisions.perEpisode.toFixed(2)}</td>${outcome(d.revisions.revised)}${outcome(d.revisions.unrevised)}`
+    }${Array.from({ length: buckets }, (_, index) => {
+      const bucket = d.errorsByTurn[index];
+      return bucket === undefined ? '<td>-</td>' : share(bucket.rate, `of ${bucket.turns}`);
+    }).join('')}`;
+  const body = rows
+    .map(
+      ({ record: e, plans, success, diagnostics }) =>
+        `<tr><td>${escapeHtml(e.phase)}</td>${mixture ? `<td>${escapeHtml(e.env ?? '')}</td>` : ''}<td>${escapeHtml(e.split)}</td><td>${plans}</td><td>${formatPercent(success.rate)} <span class="muted">n=${success.total}</span></td>${cells(diagnostics)}</tr>`,
+    )
+    .join('');
+  const bucketHeads = Array.from(
+    { length: buckets },
+    (_, index) => `<th>errors, turns ${index * TURN_BUCKET + 1}-${(index + 1) * TURN_BUCKET}</th>`,
+  ).join('');
+  return `<table id="diagnostics-table"><tr><th>after phase</th>${mixture ? '<th>env</th>' : ''}<th>split</th><th>plans</th><th>success</th><th>plan-follow</th><th>revisions/episode</th><th>success, revised</th><th>success, not revised</th>${bucketHeads}</tr>${body}</table>`;
+}
+
 /** The metrics lines whose evaluation the reward-hacking watch flagged. */
 const watchFirings = (metrics: readonly MetricsRecord[]) =>
   metrics.filter((m) => m['watch/reward_vs_heldout'] === 1 || m['watch/judge_vs_outcome'] === 1);
@@ -330,6 +381,9 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px s
 ${watchSection(config, metrics, evals)}
 <h2>Success by phase, split and task type</h2>
 ${evalTable(phaseEvals(evals))}
+<h2>Why episodes missed: diagnostics by phase and split</h2>
+<p class="muted">Plan-follow: the share of an AdaPlan agent's turns whose command carried out the plan step marked next, where the env's step checks ran (plans in its plan-step vocabulary). Revisions: plans after the first that changed the plan. Errors: the share of turns whose command was invalid or malformed. Plans "oracle's": the split played with the env oracle's plan given (<code>eval.oraclePlan</code>), the act policy's ceiling.</p>
+${diagnosticsTable(phaseEvals(evals))}
 <h2>Charts</h2>
 ${figures.length > 0 ? figures.join('\n') : '<p class="muted">No metrics yet.</p>'}
 <h2>Sample episodes</h2>

@@ -3,6 +3,7 @@
 import { summariseEpisodes } from '@pilotrl/agent';
 import { type Episode, episodeSchema } from '@pilotrl/core';
 import { z } from 'zod';
+import { type EvalDiagnostics, evalDiagnostics, evalDiagnosticsSchema } from '../evaluation/eval-diagnostics';
 import { readJsonl } from './jsonl';
 
 /** Per-iteration metrics under standard names, plus where in the curriculum they were taken. */
@@ -37,8 +38,29 @@ export const evalRecordSchema = z.object({
   formatErrorRate: z.number(),
   /** Mean plan-judge score (1-5, mean of the rubric criteria) when plans were judged. */
   judgeScore: z.number().nullable().default(null),
-  /** CPU seconds of the trainer process the split's evaluation took (rollouts and judging). */
+  /**
+   * CPU seconds of the trainer process the split's evaluation took (rollouts, judging, the play with
+   * the oracle's plans).
+   */
   cpuSeconds: z.number().nonnegative().optional(),
+  /**
+   * What explains a miss: plan-follow rate, plan revisions and the success with and without them,
+   * invalid or malformed commands by turn (evaluation/eval-diagnostics.ts). Absent in records
+   * written before they were measured.
+   */
+  diagnostics: evalDiagnosticsSchema.optional(),
+  /**
+   * With `eval.oraclePlan`: the split played again by the AdaPlan agent given the env oracle's plan
+   * (kept in force, as stage 1 plays), the act policy's ceiling; absent otherwise.
+   */
+  oraclePlan: z
+    .object({
+      success: proportionSchema,
+      meanSteps: z.number(),
+      formatErrorRate: z.number(),
+      diagnostics: evalDiagnosticsSchema,
+    })
+    .optional(),
 });
 export type EvalRecord = z.infer<typeof evalRecordSchema>;
 
@@ -48,6 +70,20 @@ export function evalRecordOf(
   where: { step: number; phase: string; env?: string; split: string; paradigm: string },
   judgeScore: number | null,
 ): EvalRecord {
+  const { diagnostics, ...figures } = splitFigures(episodes);
+  return { ...where, ...figures, judgeScore, diagnostics };
+}
+
+/**
+ * What the episodes of one split come to: success overall and per task type, steps, format errors
+ * and the diagnostics.
+ */
+export function splitFigures(episodes: readonly Episode[]): Pick<
+  EvalRecord,
+  'success' | 'byTaskType' | 'meanSteps' | 'formatErrorRate'
+> & {
+  diagnostics: EvalDiagnostics;
+} {
   const summary = summariseEpisodes(episodes);
   const proportion = (s: {
     successes: number;
@@ -62,14 +98,13 @@ export function evalRecordOf(
     high: s.ci95.high,
   });
   return {
-    ...where,
     success: proportion(summary),
     byTaskType: Object.fromEntries(
       Object.entries(summary.byTaskType).map(([type, s]) => [type, proportion(s)]),
     ),
     meanSteps: summary.meanSteps,
     formatErrorRate: summary.formatErrorRate,
-    judgeScore,
+    diagnostics: evalDiagnostics(episodes),
   };
 }
 

@@ -33,13 +33,17 @@ export function envOptionsFor(config: EnvCurriculum): Record<string, unknown> {
   return { ...config.env.options, maxSteps: config.env.maxSteps };
 }
 
-/** Agent options for training (sampling at the configured temperature) or evaluation. */
+/**
+ * Agent options for training (sampling at the configured temperature) or evaluation; with
+ * `oraclePlans`, an evaluation played as stage 1 plays with `planSource: oracle` (the env oracle's
+ * plan given and kept in force).
+ */
 export function agentOptionsFor(
   config: EnvCurriculum,
-  purpose: { stage?: StageConfig; provider: EnvProvider; temperature: number },
+  purpose: { stage?: StageConfig; oraclePlans?: boolean; provider: EnvProvider; temperature: number },
 ): AgentOptions {
   const { agent } = config;
-  const follow = purpose.stage?.kind === 'follow';
+  const follow = purpose.stage?.kind === 'follow' || purpose.oraclePlans === true;
   return {
     maxTurns: config.env.maxSteps,
     contextTokens: modelDimensions(config.policy).contextLength,
@@ -59,18 +63,21 @@ export function agentOptionsFor(
     // A ReAct env of a mixture plays stage 1 without plans.
     planSource:
       follow && agent.paradigm === 'adaplan'
-        ? followPlanSource(config, purpose.stage!, purpose.provider)
+        ? followPlanSource(config, purpose.stage, purpose.provider)
         : { kind: 'policy' },
   };
 }
 
-/** Stage 1's plans: the env oracle's, or a strong LLM's through its OpenAI-compatible API. */
+/**
+ * Stage 1's plans: the env oracle's, or a strong LLM's through its OpenAI-compatible API; without a
+ * stage (an evaluation with the oracle's plans), the oracle's one plan.
+ */
 function followPlanSource(
   config: EnvCurriculum,
-  stage: StageConfig,
+  stage: StageConfig | undefined,
   provider: EnvProvider,
 ): AgentOptions['planSource'] {
-  if (stage.kind === 'follow' && stage.planSource === 'llm') {
+  if (stage?.kind === 'follow' && stage.planSource === 'llm') {
     const llm = config.llm!;
     const client = createChatClient({ baseUrl: llm.baseUrl, model: llm.model, apiKeyEnv: llm.apiKeyEnv });
     return { kind: 'provided', source: 'llm', provider: llmPlanProvider(client, provider.envId) };
@@ -79,7 +86,7 @@ function followPlanSource(
     return { kind: 'provided', source: 'oracle', provider: oraclePlanProvider(provider.tasks) };
   }
   const vocabulary = planStepsOf(config, provider);
-  const candidates = stage.kind === 'follow' ? stage.planCandidates : 1;
+  const candidates = stage?.kind === 'follow' ? stage.planCandidates : 1;
   if (candidates > 1 && vocabulary.alternatives === undefined) {
     throw new ConfigError(
       `planCandidates: env "${config.env.id}" offers no alternative plans in its plan steps; use planCandidates: 1`,
