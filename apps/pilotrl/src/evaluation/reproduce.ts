@@ -1,8 +1,9 @@
 // `pilotrl reproduce`: the comparison the PilotRL paper makes, at equal RL compute. From one base
 // curriculum it derives the variants (ReAct vs AdaPlan; SFT only, stage 1, stages 1+2,
 // stages 1+2+3, joint RL from the start), trains each with several seeds, and writes a results
-// page with the success table (mean over seeds with a 95% t-interval, and the pooled Wilson
-// interval), bar charts and the exact commands.
+// page: the success table (mean over seeds with a 95% t-interval, and the pooled Wilson interval),
+// how each variant was trained, the paper's claims decided on the seed-level interval of each
+// difference, bar charts, the exact commands, and beside it the file of per-seed points.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ConfigError, formatPercent, meanInterval, wilsonInterval } from '@pilotrl/core';
@@ -15,30 +16,38 @@ import {
   type StageConfig,
 } from '../config/curriculum-config';
 import { chartToPng } from '../reporting/plot/chart-png';
-import { finalEvals } from '../reporting/report';
-import { runPaths } from '../run/run-dir';
-import { readEvals } from '../run/run-records';
 import { writeResultsSection } from './compute-curve';
+import {
+  algorithmName,
+  describeTraining,
+  REPRODUCE_POINTS_FILE,
+  type ReproducePoints,
+  reproducePoints,
+  trainingOf,
+  VARIANTS,
+  type Variant,
+  type VariantResult,
+  writeReproducePoints,
+} from './reproduce-results';
+import {
+  pairedDifference,
+  type SeedDifference,
+  type SeedValue,
+  unpairedDifference,
+  verdictOf,
+} from './seed-difference';
 
-export const VARIANTS = [
-  'react-sft-only',
-  'react',
-  'sft-only',
-  'stage1',
-  'stage1+2',
-  'stage1+2+3',
-  'joint-only',
-] as const;
-export type Variant = (typeof VARIANTS)[number];
+export { runResult, VARIANTS, type Variant, type VariantResult } from './reproduce-results';
 
+/** What each variant trains; the page adds the algorithm its runs' stages used. */
 export const variantDescriptions: Record<Variant, string> = {
   'react-sft-only': 'ReAct: SFT on oracle demonstrations only',
-  react: 'ReAct: SFT, then outcome RL (no plans)',
+  react: 'ReAct: SFT, then the joint stage (outcome reward, no plans)',
   'sft-only': 'AdaPlan: SFT on oracle demonstrations only',
   stage1: 'AdaPlan: SFT, then stage 1 (follow oracle plans)',
   'stage1+2': 'AdaPlan: SFT, then stages 1 and 2',
   'stage1+2+3': 'AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)',
-  'joint-only': 'AdaPlan: SFT, then joint outcome RL from the start',
+  'joint-only': 'AdaPlan: SFT, then the joint stage from the start (outcome reward)',
 };
 
 /**
@@ -136,56 +145,19 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
   );
 }
 
-export interface VariantResult {
-  variant: Variant;
-  seed: number;
-  runDir: string;
-  /** Final success per split. */
-  success: Record<string, { successes: number; total: number; rate: number }>;
-  /** Final mean plan-judge score (1-5) per split, where plans were judged. */
-  judgeScore: Record<string, number>;
-  /** Final successes and episodes per task type, per split. */
-  byTaskType: Record<string, Record<string, { successes: number; total: number }>>;
-}
-
 export interface ResultsPage {
   markdown: string;
   pngs: Record<string, Buffer>;
+  /** The per-seed results the page was computed from, for the points file beside it. */
+  points: ReproducePoints;
 }
 
-/** The final success of every split of a finished run. */
-export function runResult(variant: Variant, seed: number, runDir: string): VariantResult {
-  const finals = finalEvals(readEvals(runPaths(runDir).evals));
-  return {
-    variant,
-    seed,
-    runDir,
-    success: Object.fromEntries(
-      finals.map((e) => [
-        e.split,
-        { successes: e.success.successes, total: e.success.total, rate: e.success.rate },
-      ]),
-    ),
-    judgeScore: Object.fromEntries(
-      finals.flatMap((e) => (e.judgeScore === null ? [] : [[e.split, e.judgeScore]])),
-    ),
-    byTaskType: Object.fromEntries(
-      finals.map((e) => [
-        e.split,
-        Object.fromEntries(
-          Object.entries(e.byTaskType).map(([type, p]) => [type, { successes: p.successes, total: p.total }]),
-        ),
-      ]),
-    ),
-  };
-}
-
-/** The results table, charts and commands as a Markdown page with PNG files beside it. */
 /** One line describing the scale of a base curriculum, so results are read at their size. */
 export function describeScale(base: CurriculumConfig): string {
   const dims = modelDimensions(base.policy);
   const rl = base.stages.reduce((sum, s) => sum + s.iterations, 0);
   const stage = base.stages[0];
+  const algorithms = [...new Set(trainingOf(base).stages.map(algorithmName))];
   return [
     `base curriculum \`${base.name}\` on ${envCurricula(base)
       .map(({ config }) => `env \`${config.env.id}\` (at most ${config.env.maxSteps} steps per episode)`)
@@ -196,16 +168,48 @@ export function describeScale(base: CurriculumConfig): string {
       : `SFT ${base.sft.steps} steps of ${base.sft.batchSize} on ${base.sft.demonstrations} oracle tasks`,
     stage === undefined
       ? 'no RL'
-      : `${rl} RL iterations of ${stage.tasksPerIteration} tasks × group ${stage.groupSize}`,
+      : `${rl} RL iterations of ${stage.tasksPerIteration} tasks × group ${stage.groupSize} by ${algorithms.join(' and ')}`,
     `${base.eval.episodes} evaluation episodes per split`,
   ].join('; ');
 }
 
+/** The variant whose SFT run `variant` starts from: its warm start, or itself when it is one. */
+const startOf = (variant: Variant): Variant => warmStartOf(variant) ?? variant;
+
+/**
+ * The difference a - b over seeds of what `pick` reads from each run: paired by seed where both
+ * variants start from the same SFT run of each seed, unpaired (Welch) where they do not.
+ */
+function seedDifference(
+  results: readonly VariantResult[],
+  a: Variant,
+  b: Variant,
+  pick: (result: VariantResult) => number | undefined,
+) {
+  const values = (variant: Variant): SeedValue[] =>
+    results.flatMap((r) => {
+      const value = r.variant === variant ? pick(r) : undefined;
+      return value === undefined ? [] : [{ seed: r.seed, value }];
+    });
+  const [x, y] = [values(a), values(b)];
+  const interval = startOf(a) === startOf(b) ? pairedDifference(x, y) : unpairedDifference(x, y);
+  return { interval, ...verdictOf(interval) };
+}
+
+/** How an interval of a difference was taken, in words. */
+function methodOf(d: SeedDifference): string {
+  return d.pairing === 'paired'
+    ? `paired by seed, 95% t-interval over ${d.seeds[0]} seeds`
+    : `unpaired (Welch), 95% t-interval over ${d.seeds[0]} and ${d.seeds[1]} seeds`;
+}
+
+/** The results table, charts, claims and commands as a Markdown page with PNG files beside it. */
 export function resultsPage(
   results: readonly VariantResult[],
   commands: readonly string[],
   pageDir: string,
   scale = '',
+  points: ReproducePoints = reproducePoints(results),
 ): ResultsPage {
   const splits = [...new Set(results.flatMap((r) => Object.keys(r.success)))];
   const variants = VARIANTS.filter((v) => results.some((r) => r.variant === v));
@@ -219,6 +223,17 @@ export function resultsPage(
     );
     return { ...meanInterval(rates), pooled, runs: runs.length, rates };
   };
+  /** The variant's description, with the algorithms its runs' RL stages were trained by. */
+  const label = (variant: Variant) => {
+    const algorithms = [
+      ...new Set(
+        results.filter((r) => r.variant === variant).flatMap((r) => r.training.stages.map(algorithmName)),
+      ),
+    ];
+    return algorithms.length === 0
+      ? variantDescriptions[variant]
+      : `${variantDescriptions[variant]}, by ${algorithms.join(' and ')}`;
+  };
   const header = `| variant | ${splits.map((s) => `${s}: mean over seeds [95% t-CI] · pooled [95% Wilson]`).join(' | ')} |`;
   const rule = `|---|${splits.map(() => '---').join('|')}|`;
   const rows = variants.map((variant) => {
@@ -226,9 +241,9 @@ export function resultsPage(
       const s = summary(variant, split);
       return `${formatPercent(s.mean)} [${formatPercent(Math.max(0, s.low))}, ${formatPercent(Math.min(1, s.high))}] · ${formatPercent(
         s.pooled.rate,
-      )} [${formatPercent(s.pooled.low)}, ${formatPercent(s.pooled.high)}] (seeds: ${s.rates.map(formatPercent).join(', ')})`;
+      )} [${formatPercent(s.pooled.low)}, ${formatPercent(s.pooled.high)}] (seeds: ${s.rates.map((rate) => formatPercent(rate)).join(', ')})`;
     });
-    return `| ${variantDescriptions[variant]} | ${cells.join(' | ')} |`;
+    return `| ${label(variant)} | ${cells.join(' | ')} |`;
   });
   const pngs: Record<string, Buffer> = {};
   for (const split of splits) {
@@ -246,38 +261,55 @@ export function resultsPage(
       }),
     });
   }
-  // A claim that `a` beats `b`: shown when the intervals are disjoint in its favour, contradicted
-  // when they are disjoint against it, not shown when they overlap.
-  const verdict = (
-    x: { mean: number; low: number; high: number },
-    y: { mean: number; low: number; high: number },
-    figures: string,
-  ) => {
-    const direction = x.mean > y.mean ? 'higher' : x.mean === y.mean ? 'equal' : 'lower';
-    if (x.low <= y.high && y.low <= x.high)
-      return `not shown (${direction}: ${figures}; the 95% intervals overlap)`;
-    return `${x.mean > y.mean ? 'shown' : 'contradicted'} (${figures}; the 95% intervals are disjoint)`;
+  /** The mean final plan-judge score over seeds, where every seed's plans were judged. */
+  const judge = (variant: Variant, split: string) => {
+    const scores = results
+      .filter((r) => r.variant === variant)
+      .map((r) => r.judgeScore[split])
+      .filter((score): score is number => score !== undefined);
+    return scores.length === 0 ? undefined : { ...meanInterval(scores), seeds: scores.length };
   };
+  // Every claim "a is higher than b" is decided on the seed-level interval of the difference; the
+  // figures of each side stand beside it for reference.
+  const claimLine = (
+    difference: ReturnType<typeof seedDifference>,
+    figures: string,
+    formatDifference: (value: number) => string,
+    unit: string,
+    reference: string,
+  ) => {
+    const { interval, verdict, why } = difference;
+    if (interval === undefined) return `${verdict} (${figures}; ${why}; ${reference})`;
+    return `${verdict} (${figures}: difference ${formatDifference(interval.difference)}${unit} [${formatDifference(
+      interval.low,
+    )}, ${formatDifference(interval.high)}], ${methodOf(interval)}; ${why}; ${reference})`;
+  };
+  const signed = (value: number, digits: number) =>
+    `${value >= 0 ? '+' : '-'}${Math.abs(value).toFixed(digits)}`;
   const claims = (split: string) => {
     const compare = (a: Variant, b: Variant) => {
       if (!variants.includes(a) || !variants.includes(b)) return 'not measured';
       const [x, y] = [summary(a, split), summary(b, split)];
-      return verdict(
-        { mean: x.mean, low: x.pooled.low, high: x.pooled.high },
-        { mean: y.mean, low: y.pooled.low, high: y.pooled.high },
+      const wilson = (s: typeof x) =>
+        `${formatPercent(s.pooled.rate)} [${formatPercent(s.pooled.low)}, ${formatPercent(s.pooled.high)}]`;
+      return claimLine(
+        seedDifference(results, a, b, (r) => r.success[split]?.rate),
         `${formatPercent(x.mean)} vs ${formatPercent(y.mean)}`,
+        (value) => signed(value * 100, 1),
+        ' points',
+        `pooled for reference: ${wilson(x)} vs ${wilson(y)}, 95% Wilson`,
       );
     };
     const judged = (a: Variant, b: Variant) => {
       const [x, y] = [judge(a, split), judge(b, split)];
       if (x === undefined || y === undefined) return 'not measured';
-      if (x.seeds < 2 || y.seeds < 2) {
-        return `not shown (${x.mean.toFixed(2)} vs ${y.mean.toFixed(2)}; one seed gives no interval over seeds)`;
-      }
-      return verdict(
-        x,
-        y,
-        `${x.mean.toFixed(2)} vs ${y.mean.toFixed(2)}, mean over seeds with a 95% t-interval`,
+      const tInterval = (s: typeof x) => `${s.mean.toFixed(2)} [${s.low.toFixed(2)}, ${s.high.toFixed(2)}]`;
+      return claimLine(
+        seedDifference(results, a, b, (r) => r.judgeScore[split]),
+        `${x.mean.toFixed(2)} vs ${y.mean.toFixed(2)}`,
+        (value) => signed(value, 2),
+        '',
+        `each side for reference: ${tInterval(x)} vs ${tInterval(y)}, 95% t over seeds`,
       );
     };
     return [
@@ -287,19 +319,11 @@ export function resultsPage(
       `- Stage 2 raises the judged plan quality on ${split} (stages 1+2 vs stage 1): ${judged('stage1+2', 'stage1')}`,
     ];
   };
-  /** The mean final plan-judge score over seeds, where every seed's plans were judged. */
-  const judge = (variant: Variant, split: string) => {
-    const scores = results
-      .filter((r) => r.variant === variant)
-      .map((r) => r.judgeScore[split])
-      .filter((score): score is number => score !== undefined);
-    return scores.length === 0 ? undefined : { ...meanInterval(scores), seeds: scores.length };
-  };
   const judgeRows = variants.flatMap((variant) => {
     const cells = splits.map((split) => judge(variant, split));
     if (cells.every((cell) => cell === undefined)) return [];
     return [
-      `| ${variantDescriptions[variant]} | ${cells
+      `| ${label(variant)} | ${cells
         .map((cell) =>
           cell === undefined
             ? '—'
@@ -324,19 +348,35 @@ export function resultsPage(
       return `| ${variant} | ${cells.join(' | ')} |`;
     }),
   ];
+  /** How each variant's runs were trained, once per distinct recipe (seeds aside, they agree). */
+  const trainingLines = variants.map((variant) => {
+    const recipes = [
+      ...new Set(results.filter((r) => r.variant === variant).map((r) => describeTraining(r.training))),
+    ];
+    return `- ${variant}: ${recipes.join(' | ')}`;
+  });
+  const pointsPath = `results/${REPRODUCE_POINTS_FILE}`;
   const markdown = [
     '# Results: PilotRL reproduction',
     '',
     `Variants at equal RL compute (the same number of RL iterations, tasks and group size), ${seeds.length} seed(s) each (${seeds.join(', ')}).`,
     ...(scale === '' ? [] : [`Scale: ${scale}.`]),
     'Each cell: mean final success over seeds with a 95% Student-t interval, then all episodes pooled with a 95% Wilson interval.',
-    'A difference whose intervals overlap is not evidence either way.',
     '',
     header,
     rule,
     ...rows,
     '',
+    '## How each variant is trained',
+    '',
+    ...trainingLines,
+    '',
     "## The paper's claims, as measured here",
+    '',
+    'Each claim is decided on the difference between its two variants over seeds, with a 95% Student-t interval: "shown" when the interval excludes 0 in the claimed direction, "contradicted" when it excludes 0 in the other, "not shown" otherwise (also when it has no width, every seed having moved by the same amount).',
+    "Paired by seed where both variants start from the same SFT run of each seed (every RL variant of a paradigm forks that paradigm's SFT-only run of the seed, so the SFT-only variant and the AdaPlan RL variants pair with each other): the t-interval of the per-seed differences, in which what the shared start put in both cancels.",
+    "Unpaired where they do not (ReAct against AdaPlan: separate SFT runs, different agents): Welch's interval over the two sets of seed values, which assumes no shared start and no equal spreads.",
+    'The pooled Wilson intervals beside a success claim count episodes, not seeds: they leave out how much a result moves from seed to seed, so they are there for reference and decide nothing.',
     '',
     ...splits.flatMap(claims),
     '',
@@ -361,6 +401,13 @@ export function resultsPage(
           '',
           ...splits.flatMap((split) => [`### ${split}`, '', ...taskTypeTable(split), '']),
         ]),
+    '## Per-seed points',
+    '',
+    `The figures above come from [${pointsPath}](${pointsPath}), one entry per variant and seed: its run directory, how it was trained (\`training\`), its final successes and episodes per split (\`success\`), mean plan-judge score per split (\`judgeScore\`), successes per task type (\`byTaskType\`), and CPU seconds (\`trainCpuSeconds\`, training with the shared SFT included; \`evalCpuSeconds\`, the final evaluation per split). Fields its \`unknown\` list names were not recorded.`,
+    "To recompute them: a seed's rate is successes / total; a cell is the mean of its seeds' rates ± t(0.975, n − 1) · s / √n, then the Wilson interval (z = 1.96) of the summed successes over the summed episodes.",
+    "A paired claim's interval is the mean of the per-seed differences ± t(0.975, n − 1) · s_d / √n; an unpaired one is (mean_a − mean_b) ± t(0.975, ν) · √(s_a² / n_a + s_b² / n_b), with ν = (s_a² / n_a + s_b² / n_b)² / ((s_a² / n_a)² / (n_a − 1) + (s_b² / n_b)² / (n_b − 1)).",
+    '`resultsPage(readReproducePoints(file).results, ...)` (apps/pilotrl/src/evaluation) renders this section from the file.',
+    '',
     '## Plots',
     '',
     ...Object.keys(pngs).map((name) => `![${name}](${relative(pageDir, join(pageDir, 'results', name))})`),
@@ -376,16 +423,17 @@ export function resultsPage(
     ...results.map((r) => `- ${r.variant}, seed ${r.seed}: \`${r.runDir}\``),
     '',
   ].join('\n');
-  return { markdown, pngs };
+  return { markdown, pngs, points };
 }
 
 /**
  * Writes the page as the reproduction's section of the results page at `path` (other sections,
- * such as the compute curve's, are kept) and its PNGs to `results/` beside it.
+ * such as the compute curve's, are kept), and its PNGs and per-seed points file to `results/` beside it.
  */
 export function writeResultsPage(page: ResultsPage, path: string): void {
   const dir = join(dirname(path), 'results');
   mkdirSync(dir, { recursive: true });
   for (const [name, png] of Object.entries(page.pngs)) writeFileSync(join(dir, name), png);
+  writeReproducePoints(join(dir, REPRODUCE_POINTS_FILE), page.points);
   writeResultsSection(path, 'reproduction', page.markdown);
 }
