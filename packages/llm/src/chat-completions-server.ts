@@ -27,6 +27,7 @@ import {
 } from '@pilotrl/http-guard';
 import { z } from 'zod';
 import { type ChatCompletionRequest, chatCompletionRequestSchema } from './openai-wire';
+import { createRequestBatcher } from './request-batcher';
 
 /** The longest delay `setTimeout` keeps; a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -93,12 +94,6 @@ export interface ChatCompletionsServer {
   readonly httpServer: Server;
 }
 
-interface Pending {
-  request: GenerateRequest;
-  resolve: (result: GenerateResult) => void;
-  reject: (error: unknown) => void;
-}
-
 class HttpProblem extends Error {
   constructor(
     readonly status: number,
@@ -128,64 +123,9 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
   });
   const created = Math.floor(Date.now() / 1000);
   let completionCounter = 0;
+  const batcher = createRequestBatcher(policy, config);
 
-  const pending: Pending[] = [];
-  let draining = false;
-  let scheduled = false;
-
-  const schedule = () => {
-    if (scheduled || draining) return;
-    scheduled = true;
-    const start = () => {
-      scheduled = false;
-      void drain();
-    };
-    if (config.batchWindowMs > 0) setTimeout(start, config.batchWindowMs);
-    else setImmediate(start);
-  };
-
-  async function drain() {
-    draining = true;
-    while (pending.length > 0) {
-      const batch = pending.splice(0, config.maxBatchSize);
-      try {
-        await runBatch(batch);
-      } catch (error) {
-        if (batch.length === 1) {
-          batch[0]!.reject(error);
-          continue;
-        }
-        // One bad request (say, a prompt too long for the model) must not fail its neighbours:
-        // run them one by one so the error reaches only the request that caused it.
-        for (const item of batch) {
-          try {
-            await runBatch([item]);
-          } catch (single) {
-            item.reject(single);
-          }
-        }
-      }
-    }
-    draining = false;
-  }
-
-  async function runBatch(batch: readonly Pending[]) {
-    const results = await policy.generate(batch.map((item) => item.request));
-    if (results.length !== batch.length) {
-      throw new Error(
-        `policy ${policy.name} returned ${results.length} results for ${batch.length} requests`,
-      );
-    }
-    for (const [index, item] of batch.entries()) item.resolve(results[index]!);
-  }
-
-  const generate = (request: GenerateRequest) =>
-    new Promise<GenerateResult>((resolve, reject) => {
-      pending.push({ request, resolve, reject });
-      schedule();
-    });
-
-  async function completions(body: ChatCompletionRequest) {
+  async function completions(body: ChatCompletionRequest): Promise<Completion> {
     if (body.model !== config.modelName) {
       throw new HttpProblem(
         404,
@@ -194,27 +134,10 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
         'model_not_found',
       );
     }
-    const messages: ChatMessage[] = body.messages.map((message) => ({
-      role: message.role === 'developer' ? 'system' : message.role,
-      content:
-        typeof message.content === 'string'
-          ? message.content
-          : message.content.map((part) => part.text).join(''),
-    }));
-    const stop = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
-    const count = body.n ?? 1;
-    const requests: GenerateRequest[] = Array.from({ length: count }, (_, index) => ({
-      messages,
-      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? config.defaultMaxTokens,
-      temperature: body.temperature ?? 1,
-      topP: body.top_p ?? 1,
-      stop,
-      ...(body.seed == null ? {} : { seed: body.seed + index }),
-      ...(body.guided_choice === undefined ? {} : { choices: body.guided_choice }),
-    }));
+    const { stop, requests } = generateRequests(body, config.defaultMaxTokens);
     let results: GenerateResult[];
     try {
-      results = await Promise.all(requests.map(generate));
+      results = await Promise.all(requests.map(batcher.generate));
     } catch (error) {
       // The policy's own argument checks (prompt too long, bad choices) are the client's to fix;
       // any other failure is the server's, answered 500 without its message.
@@ -227,53 +150,13 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
       }
       throw error;
     }
-    const choices = results.map((result, index) => {
-      const matchedStop =
-        result.finishReason === 'stop'
-          ? stop.find((candidate) => result.text.endsWith(candidate))
-          : undefined;
-      const content =
-        matchedStop !== undefined && !body.include_stop_str_in_output
-          ? result.text.slice(0, result.text.length - matchedStop.length)
-          : result.text;
-      const hasTokens = result.tokenIds.length > 0 && result.logprobs.length === result.tokenIds.length;
-      return {
-        index,
-        message: { role: 'assistant', content },
-        logprobs: body.logprobs
-          ? {
-              content: hasTokens
-                ? result.tokenIds.map((id, position) => ({
-                    token: tokenText(id),
-                    logprob: result.logprobs[position]!,
-                    bytes: null,
-                    top_logprobs: [],
-                  }))
-                : null,
-            }
-          : null,
-        finish_reason: result.finishReason === 'length' ? 'length' : 'stop',
-        stop_reason: matchedStop ?? null,
-        ...(body.return_token_ids ? { token_ids: result.tokenIds } : {}),
-      };
-    });
-    const promptTokens = results[0]?.promptTokenIds.length ?? 0;
-    const completionTokens = results.reduce((sum, result) => sum + result.tokenIds.length, 0);
     completionCounter += 1;
-    return {
+    return chatCompletion(results, body, stop, {
       id: `chatcmpl-${completionCounter}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
       model: config.modelName,
-      system_fingerprint: `${policy.name}@${policy.version}`,
-      choices,
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-      },
-      ...(body.return_token_ids ? { prompt_token_ids: results[0]?.promptTokenIds ?? [] } : {}),
-    };
+      systemFingerprint: `${policy.name}@${policy.version}`,
+      tokenText,
+    });
   }
 
   async function handle(
@@ -307,51 +190,13 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
     if (path === '/v1/chat/completions') {
       if (method !== 'POST')
         throw new HttpProblem(405, 'invalid_request_error', 'Use POST /v1/chat/completions');
-      // A cross-origin page may POST text/plain without a preflight; JSON alone keeps it out even
-      // where the Origin check is loosened.
-      if (!isJson(request.headers['content-type'])) {
-        throw new HttpProblem(
-          415,
-          'invalid_request_error',
-          'Send the body as Content-Type: application/json',
-        );
-      }
-      let text: string;
-      try {
-        text = await readBody(request, config.maxBodyBytes);
-      } catch (error) {
-        if (error instanceof BodyTooLargeError) {
-          throw new HttpProblem(
-            413,
-            'invalid_request_error',
-            `Request body larger than ${config.maxBodyBytes} bytes; send fewer or shorter messages`,
-          );
-        }
-        throw error;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new HttpProblem(400, 'invalid_request_error', 'The request body is not valid JSON');
-      }
-      const parsed = chatCompletionRequestSchema.safeParse(json);
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map(
-          (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-        );
-        throw new HttpProblem(
-          400,
-          'invalid_request_error',
-          `Invalid chat completion request: ${problems.join('; ')}`,
-        );
-      }
-      const completion = await completions(parsed.data);
-      if (parsed.data.stream) {
+      const body = await readCompletionRequest(request, config.maxBodyBytes);
+      const completion = await completions(body);
+      if (body.stream) {
         return {
           status: 200,
           body: null,
-          events: streamEvents(completion, parsed.data.stream_options?.include_usage ?? false),
+          events: streamEvents(completion, body.stream_options?.include_usage ?? false),
         };
       }
       return { status: 200, body: completion };
@@ -379,15 +224,7 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
           else send(response, status, body);
         })
         .catch((error: unknown) => {
-          let problem: HttpProblem;
-          if (error instanceof HttpProblem) problem = error;
-          else {
-            // The message of an unexpected error may hold a path, a secret or a policy's internals.
-            log(
-              `@pilotrl/llm chat-completions server: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-            );
-            problem = new HttpProblem(500, 'server_error', INTERNAL_ERROR_MESSAGE);
-          }
+          const problem = problemOf(error, log);
           if (closing !== undefined) response.setHeader('connection', 'close');
           if (problem.status === 401) response.setHeader('www-authenticate', 'Bearer');
           send(response, problem.status, {
@@ -408,29 +245,12 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
   return {
     httpServer,
     get queued() {
-      return pending.length;
+      return batcher.queued;
     },
     listen(port = 0, host = '127.0.0.1') {
       // A server bound to a specific address answers Host headers naming it.
       guard.allowHost(host);
-      return new Promise((resolve, reject) => {
-        httpServer.once('error', (error: NodeJS.ErrnoException) => {
-          // The address is the caller's choice: say what is wrong with it in one line.
-          const why =
-            error.code === 'EADDRINUSE'
-              ? 'the port is in use (choose another, or 0 for a free one)'
-              : error.code === 'EACCES'
-                ? 'permission denied (ports below 1024 need privileges)'
-                : `${error.code ?? 'error'}: ${error.message}`;
-          reject(new InvalidArgumentError(`cannot listen on ${host}:${port}: ${why}`, { cause: error }));
-        });
-        httpServer.listen(port, host, () => {
-          httpServer.removeAllListeners('error');
-          const address = httpServer.address() as AddressInfo;
-          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${shownHost}:${address.port}/v1`);
-        });
-      });
+      return listenOn(httpServer, port, host);
     },
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
@@ -447,8 +267,177 @@ export function createChatCompletionsServer(options: ChatCompletionsServerOption
   };
 }
 
-type Completion = {
+/**
+ * The `n` generation requests of a chat completion request (seeds `seed`, `seed + 1`, ... when
+ * given), and its stop strings.
+ */
+export function generateRequests(
+  body: ChatCompletionRequest,
+  defaultMaxTokens: number,
+): { stop: string[]; requests: GenerateRequest[] } {
+  const messages: ChatMessage[] = body.messages.map((message) => ({
+    role: message.role === 'developer' ? 'system' : message.role,
+    content:
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => part.text).join(''),
+  }));
+  const stop = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const count = body.n ?? 1;
+  const requests: GenerateRequest[] = Array.from({ length: count }, (_, index) => ({
+    messages,
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? defaultMaxTokens,
+    temperature: body.temperature ?? 1,
+    topP: body.top_p ?? 1,
+    stop,
+    ...(body.seed == null ? {} : { seed: body.seed + index }),
+    ...(body.guided_choice === undefined ? {} : { choices: body.guided_choice }),
+  }));
+  return { stop, requests };
+}
+
+export interface CompletionIdentity {
+  /** `chatcmpl-<n>`. */
   id: string;
+  model: string;
+  systemFingerprint: string;
+  tokenText: (tokenId: number) => string;
+}
+
+/**
+ * The OpenAI `chat.completion` answer for `results` (one per choice): the matched stop string cut
+ * from the text unless asked for, logprobs and token ids when asked for, usage.
+ */
+export function chatCompletion(
+  results: readonly GenerateResult[],
+  body: ChatCompletionRequest,
+  stop: readonly string[],
+  identity: CompletionIdentity,
+): Completion {
+  const choices = results.map((result, index) => {
+    const matchedStop =
+      result.finishReason === 'stop' ? stop.find((candidate) => result.text.endsWith(candidate)) : undefined;
+    const content =
+      matchedStop !== undefined && !body.include_stop_str_in_output
+        ? result.text.slice(0, result.text.length - matchedStop.length)
+        : result.text;
+    const hasTokens = result.tokenIds.length > 0 && result.logprobs.length === result.tokenIds.length;
+    return {
+      index,
+      message: { role: 'assistant', content },
+      logprobs: body.logprobs
+        ? {
+            content: hasTokens
+              ? result.tokenIds.map((id, position) => ({
+                  token: identity.tokenText(id),
+                  logprob: result.logprobs[position]!,
+                  bytes: null,
+                  top_logprobs: [],
+                }))
+              : null,
+          }
+        : null,
+      finish_reason: result.finishReason === 'length' ? 'length' : 'stop',
+      stop_reason: matchedStop ?? null,
+      ...(body.return_token_ids ? { token_ids: result.tokenIds } : {}),
+    };
+  });
+  const promptTokens = results[0]?.promptTokenIds.length ?? 0;
+  const completionTokens = results.reduce((sum, result) => sum + result.tokenIds.length, 0);
+  return {
+    id: identity.id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: identity.model,
+    system_fingerprint: identity.systemFingerprint,
+    choices,
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
+    ...(body.return_token_ids ? { prompt_token_ids: results[0]?.promptTokenIds ?? [] } : {}),
+  };
+}
+
+/** The body of a chat completion request: JSON, at most `maxBodyBytes`, valid; else an HttpProblem. */
+async function readCompletionRequest(
+  request: IncomingMessage,
+  maxBodyBytes: number,
+): Promise<ChatCompletionRequest> {
+  // A cross-origin page may POST text/plain without a preflight; JSON alone keeps it out even
+  // where the Origin check is loosened.
+  if (!isJson(request.headers['content-type'])) {
+    throw new HttpProblem(415, 'invalid_request_error', 'Send the body as Content-Type: application/json');
+  }
+  let text: string;
+  try {
+    text = await readBody(request, maxBodyBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      throw new HttpProblem(
+        413,
+        'invalid_request_error',
+        `Request body larger than ${maxBodyBytes} bytes; send fewer or shorter messages`,
+      );
+    }
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new HttpProblem(400, 'invalid_request_error', 'The request body is not valid JSON');
+  }
+  const parsed = chatCompletionRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new HttpProblem(
+      400,
+      'invalid_request_error',
+      `Invalid chat completion request: ${problems.join('; ')}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** The answer to a failed request: its own HttpProblem, or a 500 whose cause goes to `log` only. */
+function problemOf(error: unknown, log: (line: string) => void): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  // The message of an unexpected error may hold a path, a secret or a policy's internals.
+  log(
+    `@pilotrl/llm chat-completions server: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  return new HttpProblem(500, 'server_error', INTERNAL_ERROR_MESSAGE);
+}
+
+/** Listens on `host:port`; resolves to the base URL, or rejects with a one-line reason. */
+function listenOn(httpServer: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpServer.once('error', (error: NodeJS.ErrnoException) => {
+      // The address is the caller's choice: say what is wrong with it in one line.
+      const why =
+        error.code === 'EADDRINUSE'
+          ? 'the port is in use (choose another, or 0 for a free one)'
+          : error.code === 'EACCES'
+            ? 'permission denied (ports below 1024 need privileges)'
+            : `${error.code ?? 'error'}: ${error.message}`;
+      reject(new InvalidArgumentError(`cannot listen on ${host}:${port}: ${why}`, { cause: error }));
+    });
+    httpServer.listen(port, host, () => {
+      httpServer.removeAllListeners('error');
+      const address = httpServer.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${shownHost}:${address.port}/v1`);
+    });
+  });
+}
+
+export type Completion = {
+  id: string;
+  object: string;
   created: number;
   model: string;
   system_fingerprint: string;
