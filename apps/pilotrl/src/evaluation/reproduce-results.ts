@@ -80,8 +80,8 @@ export const reproducePointsSchema = z.object({
 });
 export type ReproducePoints = z.infer<typeof reproducePointsSchema>;
 
-/** The points file's name, in the `results/` folder beside the results page. */
-export const REPRODUCE_POINTS_FILE = 'reproduce-points.json';
+/** The points file's name, in the `results/` folder beside the results page (`.generated.`: written by the tool, so the formatter leaves it alone). */
+export const REPRODUCE_POINTS_FILE = 'reproduce-points.generated.json';
 
 /** How `config` trains: what a result records of it. */
 export function trainingOf(config: CurriculumConfig): Training {
