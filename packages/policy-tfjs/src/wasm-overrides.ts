@@ -67,11 +67,9 @@ function requireKernel(name: string): KernelConfig {
 export function installWasmOverrides(options: WasmOverrideOptions = {}): InstalledOverrides {
   const splitMinFlops = options.splitMinFlops ?? 2 * 32 * 32 * 32;
   const run = (name: string): KernelRun => requireKernel(name).kernelFunc as KernelRun;
-  const transposeK = run('Transpose');
-  const reshapeK = run('Reshape');
   const replaced = new Map<string, KernelConfig | undefined>();
 
-  const replace = (name: string, kernelFunc: (args: KernelArgs, stock: KernelRun) => TensorInfo) => {
+  const replace = (name: string, kernelFunc: KernelOverride) => {
     const stock = tf.getKernel(name, BACKEND);
     replaced.set(name, stock);
     if (stock !== undefined) tf.unregisterKernel(name, BACKEND);
@@ -85,7 +83,43 @@ export function installWasmOverrides(options: WasmOverrideOptions = {}): Install
     });
   };
 
-  const matmul = (args: KernelArgs, stock: KernelRun): TensorInfo => {
+  const matmul = matmulOverride(run('Transpose'), run('Reshape'), splitMinFlops);
+  if (options.matmul !== false) {
+    replace('BatchMatMul', matmul);
+    replace('_FusedMatMul', matmul);
+  }
+  if (options.identity !== false) {
+    replace('Identity', identityOverride);
+    replace('Cast', castOverride);
+  }
+  if (options.sum !== false) replace('Sum', sumOverride);
+  if (options.slice !== false) replace('Slice', sliceOverride);
+  if (options.gather !== false) replace('GatherV2', gatherOverride);
+  if (tf.getKernel('UnsortedSegmentSum', BACKEND) === undefined) {
+    replace('UnsortedSegmentSum', unsortedSegmentSumOverride);
+  }
+
+  return {
+    kernels: [...replaced.keys()],
+    uninstall() {
+      for (const [name, stock] of replaced) {
+        tf.unregisterKernel(name, BACKEND);
+        if (stock !== undefined) tf.registerKernel(stock);
+      }
+      replaced.clear();
+    },
+  };
+}
+
+/** A kernel that may hand its work to the stock kernel it replaces (undefined for an added one). */
+type KernelOverride = (args: KernelArgs, stock: KernelRun) => TensorInfo;
+
+/**
+ * BatchMatMul and _FusedMatMul on XNNPACK: operands un-transposed first, a's batch folded into rows
+ * when b has batch 1, and batched products of at least `splitMinFlops` run one slice at a time.
+ */
+function matmulOverride(transposeK: KernelRun, reshapeK: KernelRun, splitMinFlops: number): KernelOverride {
+  return (args, stock) => {
     const backend = args.backend as WasmBackendInternals;
     const attrs = (args.attrs ?? {}) as { transposeA?: boolean; transposeB?: boolean };
     const inputs = args.inputs as Record<string, TensorInfo>;
@@ -185,159 +219,191 @@ export function installWasmOverrides(options: WasmOverrideOptions = {}): Install
     backend.disposeData(joined.dataId);
     return result;
   };
+}
 
-  if (options.matmul !== false) {
-    replace('BatchMatMul', matmul);
-    replace('_FusedMatMul', matmul);
+// Tensors are immutable (Variable.assign swaps the dataId), so sharing by refcount is safe.
+const share = (x: TensorInfo, backend: WasmBackendInternals, dtype: tf.DataType): TensorInfo => {
+  backend.incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype };
+};
+
+/** Identity shares its input's buffer. */
+const identityOverride: KernelOverride = (args, stock) => {
+  const x = (args.inputs as Record<string, TensorInfo>).x!;
+  if (x.dtype === 'string') return stock(args);
+  return share(x, args.backend as WasmBackendInternals, x.dtype);
+};
+
+/** A Cast to the same dtype shares its input's buffer. */
+const castOverride: KernelOverride = (args, stock) => {
+  const x = (args.inputs as Record<string, TensorInfo>).x!;
+  const dtype = (args.attrs as { dtype: tf.DataType }).dtype;
+  if (x.dtype !== dtype || dtype === 'string') return stock(args);
+  return share(x, args.backend as WasmBackendInternals, dtype);
+};
+
+/** A float32 Sum over leading axes, by rows, without the stock kernel's transpose. */
+const sumOverride: KernelOverride = (args, stock) => {
+  const x = (args.inputs as Record<string, TensorInfo>).x!;
+  const { axis, keepDims } = args.attrs as { axis: number | number[]; keepDims: boolean };
+  if (x.dtype !== 'float32') return stock(args);
+  const rank = x.shape.length;
+  const axes = [...tf.util.parseAxisParam(axis, x.shape)].sort((p, q) => p - q);
+  const leading = axes.length > 0 && axes.length < rank && axes.every((ax, i) => ax === i);
+  if (!leading) return stock(args);
+  const backend = args.backend as WasmBackendInternals;
+  const rows = product(x.shape.slice(0, axes.length));
+  const inner = product(x.shape.slice(axes.length));
+  const outShape = keepDims
+    ? x.shape.map((dim, i) => (i < axes.length ? 1 : dim))
+    : x.shape.slice(axes.length);
+  const out = backend.makeOutput(outShape, 'float32');
+  backend.typedArrayFromHeap(out).set(sumRows(backend.typedArrayFromHeap(x), rows, inner));
+  return out;
+};
+
+/** The column sums of `values` read as `rows` rows of `inner` values, accumulated in float64. */
+export function sumRows(values: ArrayLike<number>, rows: number, inner: number): Float64Array {
+  const acc = new Float64Array(inner);
+  for (let r = 0; r < rows; r++) {
+    const base = r * inner;
+    for (let j = 0; j < inner; j++) acc[j]! += values[base + j]!;
   }
+  return acc;
+}
 
-  if (options.identity !== false) {
-    // Tensors are immutable (Variable.assign swaps the dataId), so sharing by refcount is safe.
-    const share = (x: TensorInfo, backend: WasmBackendInternals, dtype: tf.DataType): TensorInfo => {
-      backend.incRef(x.dataId);
-      return { dataId: x.dataId, shape: x.shape, dtype };
-    };
-    replace('Identity', (args, stock) => {
-      const x = (args.inputs as Record<string, TensorInfo>).x!;
-      if (x.dtype === 'string') return stock(args);
-      return share(x, args.backend as WasmBackendInternals, x.dtype);
-    });
-    replace('Cast', (args, stock) => {
-      const x = (args.inputs as Record<string, TensorInfo>).x!;
-      const dtype = (args.attrs as { dtype: tf.DataType }).dtype;
-      if (x.dtype !== dtype || dtype === 'string') return stock(args);
-      return share(x, args.backend as WasmBackendInternals, dtype);
-    });
+/** Slice copying only the requested runs of its input. */
+const sliceOverride: KernelOverride = (args, stock) => {
+  const x = (args.inputs as Record<string, TensorInfo>).x!;
+  if (x.dtype === 'string') return stock(args);
+  const { begin, size } = args.attrs as { begin: number | number[]; size: number | number[] };
+  const backend = args.backend as WasmBackendInternals;
+  const [start, sizes] = tf.slice_util.parseSliceParams(x as unknown as tf.Tensor, begin, size) as [
+    number[],
+    number[],
+  ];
+  const out = backend.makeOutput(sizes, x.dtype);
+  if (product(sizes) === 0) return out;
+  copySlice(backend.typedArrayFromHeap(x), x.shape, start, sizes, backend.typedArrayFromHeap(out));
+  return out;
+};
+
+type NumberArray = Float32Array | Int32Array | Uint8Array;
+
+/**
+ * Copies the slice of `src` (a row-major array of `shape`) that starts at `start` and spans `sizes`
+ * into `dst`, one contiguous run per position of the leading dimensions that are not taken whole.
+ */
+export function copySlice(
+  src: NumberArray,
+  shape: readonly number[],
+  start: readonly number[],
+  sizes: readonly number[],
+  dst: NumberArray,
+): void {
+  const rank = shape.length;
+  if (rank === 0) {
+    dst[0] = src[0]!;
+    return;
   }
-
-  if (options.sum !== false) {
-    replace('Sum', (args, stock) => {
-      const x = (args.inputs as Record<string, TensorInfo>).x!;
-      const { axis, keepDims } = args.attrs as { axis: number | number[]; keepDims: boolean };
-      if (x.dtype !== 'float32') return stock(args);
-      const rank = x.shape.length;
-      const axes = [...tf.util.parseAxisParam(axis, x.shape)].sort((p, q) => p - q);
-      const leading = axes.length > 0 && axes.length < rank && axes.every((ax, i) => ax === i);
-      if (!leading) return stock(args);
-      const backend = args.backend as WasmBackendInternals;
-      const rows = product(x.shape.slice(0, axes.length));
-      const inner = product(x.shape.slice(axes.length));
-      const outShape = keepDims
-        ? x.shape.map((dim, i) => (i < axes.length ? 1 : dim))
-        : x.shape.slice(axes.length);
-      const out = backend.makeOutput(outShape, 'float32');
-      const values = backend.typedArrayFromHeap(x);
-      const acc = new Float64Array(inner);
-      for (let r = 0; r < rows; r++) {
-        const base = r * inner;
-        for (let j = 0; j < inner; j++) acc[j]! += values[base + j]!;
-      }
-      backend.typedArrayFromHeap(out).set(acc);
-      return out;
-    });
+  const strides = new Array<number>(rank);
+  strides[rank - 1] = 1;
+  for (let i = rank - 2; i >= 0; i--) strides[i] = strides[i + 1]! * shape[i + 1]!;
+  // Merge trailing full dimensions into one contiguous run.
+  let d = rank - 1;
+  while (d > 0 && sizes[d] === shape[d]) d--;
+  const runLength = sizes[d]! * strides[d]!;
+  const outer = sizes.slice(0, d);
+  const index = new Array<number>(d).fill(0);
+  let offset = 0;
+  for (let it = 0, count = product(outer); it < count; it++) {
+    let from = start[d]! * strides[d]!;
+    for (let k = 0; k < d; k++) from += (start[k]! + index[k]!) * strides[k]!;
+    dst.set(src.subarray(from, from + runLength), offset);
+    offset += runLength;
+    for (let k = d - 1; k >= 0; k--) {
+      if (++index[k]! < outer[k]!) break;
+      index[k] = 0;
+    }
   }
+}
 
-  if (options.slice !== false) {
-    replace('Slice', (args, stock) => {
-      const x = (args.inputs as Record<string, TensorInfo>).x!;
-      if (x.dtype === 'string') return stock(args);
-      const { begin, size } = args.attrs as { begin: number | number[]; size: number | number[] };
-      const backend = args.backend as WasmBackendInternals;
-      const [start, sizes] = tf.slice_util.parseSliceParams(x as unknown as tf.Tensor, begin, size) as [
-        number[],
-        number[],
-      ];
-      const out = backend.makeOutput(sizes, x.dtype);
-      if (product(sizes) === 0) return out;
-      const src = backend.typedArrayFromHeap(x);
-      const dst = backend.typedArrayFromHeap(out);
-      const shape = x.shape;
-      const rank = shape.length;
-      if (rank === 0) {
-        dst[0] = src[0]!;
-        return out;
-      }
-      const strides = new Array<number>(rank);
-      strides[rank - 1] = 1;
-      for (let i = rank - 2; i >= 0; i--) strides[i] = strides[i + 1]! * shape[i + 1]!;
-      // Merge trailing full dimensions into one contiguous run.
-      let d = rank - 1;
-      while (d > 0 && sizes[d] === shape[d]) d--;
-      const runLength = sizes[d]! * strides[d]!;
-      const outer = sizes.slice(0, d);
-      const index = new Array<number>(d).fill(0);
-      let offset = 0;
-      for (let it = 0, count = product(outer); it < count; it++) {
-        let from = start[d]! * strides[d]!;
-        for (let k = 0; k < d; k++) from += (start[k]! + index[k]!) * strides[k]!;
-        dst.set(src.subarray(from, from + runLength), offset);
-        offset += runLength;
-        for (let k = d - 1; k >= 0; k--) {
-          if (++index[k]! < outer[k]!) break;
-          index[k] = 0;
-        }
-      }
-      return out;
-    });
+/** Axis-0 GatherV2 of int32 indices as row copies. */
+const gatherOverride: KernelOverride = (args, stock) => {
+  const { x, indices } = args.inputs as Record<string, TensorInfo>;
+  const { axis, batchDims } = args.attrs as { axis: number; batchDims?: number };
+  const ax = tf.util.parseAxisParam(axis, x!.shape)[0];
+  if (ax !== 0 || (batchDims ?? 0) !== 0 || x!.dtype === 'string' || indices!.dtype !== 'int32') {
+    return stock(args);
   }
+  const backend = args.backend as WasmBackendInternals;
+  const out = backend.makeOutput([...indices!.shape, ...x!.shape.slice(1)], x!.dtype);
+  gatherRows(
+    backend.typedArrayFromHeap(x!),
+    x!.shape[0]!,
+    product(x!.shape.slice(1)),
+    backend.typedArrayFromHeap(indices!),
+    product(indices!.shape),
+    backend.typedArrayFromHeap(out),
+  );
+  return out;
+};
 
-  if (options.gather !== false) {
-    replace('GatherV2', (args, stock) => {
-      const { x, indices } = args.inputs as Record<string, TensorInfo>;
-      const { axis, batchDims } = args.attrs as { axis: number; batchDims?: number };
-      const ax = tf.util.parseAxisParam(axis, x!.shape)[0];
-      if (ax !== 0 || (batchDims ?? 0) !== 0 || x!.dtype === 'string' || indices!.dtype !== 'int32') {
-        return stock(args);
-      }
-      const backend = args.backend as WasmBackendInternals;
-      const row = product(x!.shape.slice(1));
-      const rows = x!.shape[0]!;
-      const count = product(indices!.shape);
-      const out = backend.makeOutput([...indices!.shape, ...x!.shape.slice(1)], x!.dtype);
-      const dst = backend.typedArrayFromHeap(out);
-      const src = backend.typedArrayFromHeap(x!);
-      const ids = backend.typedArrayFromHeap(indices!);
-      for (let i = 0; i < count; i++) {
-        const r = ids[i]!;
-        if (r < 0 || r >= rows) throw new RangeError(`GatherV2: index ${r} is outside [0, ${rows})`);
-        dst.set(src.subarray(r * row, (r + 1) * row), i * row);
-      }
-      return out;
-    });
+/**
+ * Copies row `ids[i]` of `src` (`rows` rows of `row` values) to row i of `dst`, for the first
+ * `count` ids; an id outside the rows is a RangeError.
+ */
+export function gatherRows(
+  src: NumberArray,
+  rows: number,
+  row: number,
+  ids: NumberArray,
+  count: number,
+  dst: NumberArray,
+): void {
+  for (let i = 0; i < count; i++) {
+    const r = ids[i]!;
+    if (r < 0 || r >= rows) throw new RangeError(`GatherV2: index ${r} is outside [0, ${rows})`);
+    dst.set(src.subarray(r * row, (r + 1) * row), i * row);
   }
+}
 
-  if (tf.getKernel('UnsortedSegmentSum', BACKEND) === undefined) {
-    replace('UnsortedSegmentSum', (args) => {
-      const { x, segmentIds } = args.inputs as Record<string, TensorInfo>;
-      const { numSegments } = args.attrs as { numSegments: number };
-      const backend = args.backend as WasmBackendInternals;
-      const innerShape = x!.shape.slice(segmentIds!.shape.length);
-      const inner = product(innerShape);
-      const count = product(segmentIds!.shape);
-      const out = backend.makeOutput([numSegments, ...innerShape], x!.dtype);
-      const dst = backend.typedArrayFromHeap(out);
-      const src = backend.typedArrayFromHeap(x!);
-      const ids = backend.typedArrayFromHeap(segmentIds!);
-      dst.fill(0);
-      for (let i = 0; i < count; i++) {
-        const s = ids[i]!;
-        if (s < 0 || s >= numSegments) continue;
-        const to = s * inner;
-        const from = i * inner;
-        for (let j = 0; j < inner; j++) dst[to + j]! += src[from + j]!;
-      }
-      return out;
-    });
+/** UnsortedSegmentSum (the gradient of gather), which the wasm backend lacks. */
+const unsortedSegmentSumOverride: KernelOverride = (args) => {
+  const { x, segmentIds } = args.inputs as Record<string, TensorInfo>;
+  const { numSegments } = args.attrs as { numSegments: number };
+  const backend = args.backend as WasmBackendInternals;
+  const innerShape = x!.shape.slice(segmentIds!.shape.length);
+  const out = backend.makeOutput([numSegments, ...innerShape], x!.dtype);
+  segmentSum(
+    backend.typedArrayFromHeap(x!),
+    backend.typedArrayFromHeap(segmentIds!),
+    product(segmentIds!.shape),
+    product(innerShape),
+    numSegments,
+    backend.typedArrayFromHeap(out),
+  );
+  return out;
+};
+
+/**
+ * Sums the rows of `src` (`inner` values each) into `dst` by segment: row i is added to row
+ * `ids[i]`, for the first `count` ids; ids outside `[0, numSegments)` are dropped.
+ */
+export function segmentSum(
+  src: NumberArray,
+  ids: NumberArray,
+  count: number,
+  inner: number,
+  numSegments: number,
+  dst: NumberArray,
+): void {
+  dst.fill(0);
+  for (let i = 0; i < count; i++) {
+    const s = ids[i]!;
+    if (s < 0 || s >= numSegments) continue;
+    const to = s * inner;
+    const from = i * inner;
+    for (let j = 0; j < inner; j++) dst[to + j]! += src[from + j]!;
   }
-
-  return {
-    kernels: [...replaced.keys()],
-    uninstall() {
-      for (const [name, stock] of replaced) {
-        tf.unregisterKernel(name, BACKEND);
-        if (stock !== undefined) tf.registerKernel(stock);
-      }
-      replaced.clear();
-    },
-  };
 }
