@@ -1,0 +1,3 @@
+import { packageBuild } from '../../tooling/tsup-config';
+
+export default packageBuild();
