@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { matchChoice, withChoicePrompt } from './choices';
-import { backoffDelayMs, parseRetryAfter, retryOptionsSchema } from './retry';
 import { restoreStop } from './wire-mapping';
 
 describe('restoreStop', () => {
@@ -47,23 +46,5 @@ describe('choices', () => {
     expect(messages[0]!.content).toBe(
       'What next?\n\nAnswer with exactly one of these options, copied verbatim, and nothing else:\n1. go north\n2. take apple 1 from countertop 1',
     );
-  });
-});
-
-describe('retry timing', () => {
-  it('reads Retry-After as seconds or as an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
-  });
-
-  it('draws full-jitter backoff under a doubling ceiling capped by maxDelayMs', () => {
-    const options = retryOptionsSchema.parse({ baseDelayMs: 100, maxDelayMs: 1000 });
-    expect([0, 1, 2, 3, 4].map((retry) => backoffDelayMs(options, retry, () => 0.999))).toEqual([
-      99, 199, 399, 799, 999,
-    ]);
-    expect(backoffDelayMs(options, 3, () => 0)).toBe(0);
   });
 });
