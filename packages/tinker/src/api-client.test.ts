@@ -55,6 +55,7 @@ const settings = (baseUrl: string, extra: Partial<ApiSettings> = {}): ApiSetting
   maxConnectionRetries: 2,
   baseBackoffMs: 1,
   maxBackoffMs: 5,
+  maxResponseBytes: 1024 * 1024,
   futureDeadlineMs: 10_000,
   ...extra,
 });
@@ -169,6 +170,18 @@ describe('submissions', () => {
     const error = await api.postJson('/api/v1/create_model', {}).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 422, retryable: false, attempts: 1 });
     expect((error as Error).message).toContain('body.lora_config.rank: Field required');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('refuses an answer over maxResponseBytes without retrying it', async () => {
+    const { baseUrl, seen } = await serve({
+      '/api/v1/get_info': [ok({ model_data: 'x'.repeat(2000) })],
+    });
+    const api = createApiClient(settings(baseUrl, { maxResponseBytes: 1000 }));
+    const error = await api.postJson('/api/v1/get_info', {}).catch((e: unknown) => e);
+    expect(TinkerRequestError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: 'too_large', retryable: false, attempts: 1 });
+    expect((error as Error).message).toContain('the answer is longer than maxResponseBytes=1000');
     expect(seen).toHaveLength(1);
   });
 

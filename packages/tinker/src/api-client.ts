@@ -1,8 +1,10 @@
-// The HTTP side of the Tinker client: JSON and protobuf POSTs under /api/v1, each attempt with its
-// own timeout; submissions retried on connection failures, 408, 429 and 5xx (safe: SkyRL and the
-// service make a (model, seq_id) submission idempotent), and futures long-polled with
-// `retrieve_future` by the rules of future-rules.ts until a result, a failure or the deadline.
+// The HTTP side of the Tinker client, over @pilotrl/http-client's `request`: JSON and protobuf
+// POSTs under /api/v1, each attempt with its own timeout and a cap on the answer's size;
+// submissions retried on connection failures, 408, 429 and 5xx (safe: SkyRL and the service make a
+// (model, seq_id) submission idempotent), and futures long-polled with `retrieve_future` by the
+// rules of future-rules.ts until a result, a failure or the deadline.
 import { TimeoutError } from '@pilotrl/core';
+import { abortableSleep, type HttpFailure, HttpRequestError, request } from '@pilotrl/http-client';
 import { serverDetail, TinkerFutureError, TinkerRequestError } from './errors';
 import { createPollState, nextPollAction, type PollAnswer } from './future-rules';
 import { PROTO_CONTENT_TYPE } from './wire/proto-codec';
@@ -23,6 +25,8 @@ export interface ApiSettings {
   /** Backoff before retry k is min(maxBackoffMs, baseBackoffMs·2^k). */
   baseBackoffMs: number;
   maxBackoffMs: number;
+  /** Longest answer body read; a longer one fails the request (`too_large`). */
+  maxResponseBytes: number;
   /** Deadline of one future, from its submission to its result. */
   futureDeadlineMs: number;
 }
@@ -44,30 +48,20 @@ export interface ApiClient {
   ): Promise<FutureResult>;
 }
 
-type Attempt =
-  | { ok: true; status: number; contentType: string; body: Uint8Array }
-  | { ok: false; unreachable: true; detail: string }
-  | { ok: false; unreachable: false; aborted: true };
+type Body = { bytes: Uint8Array | string; contentType: string };
 
-function networkDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  if (cause && typeof cause.code === 'string') return `cannot reach the server (${cause.code})`;
-  return `cannot reach the server (${error instanceof Error ? error.message : String(error)})`;
+/** Whether a submission that failed this way may be sent again: it did not reach the server, or the server asks for it. */
+function retryable(failure: HttpFailure): boolean {
+  if (failure.kind === 'network' || failure.kind === 'timeout') return true;
+  const status = failure.status ?? 0;
+  return failure.kind === 'http' && (status === 408 || status === 429 || status >= 500);
 }
 
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Why the server could not be reached (an attempt limited to `timeoutMs`), for `unreachable` errors. */
+function unreachableDetail(failure: HttpRequestError, timeoutMs: number): string {
+  if (failure.kind === 'timeout') return `no answer within ${timeoutMs} ms`;
+  const message = failure.cause instanceof Error ? failure.cause.message : failure.detail;
+  return `cannot reach the server (${failure.code ?? message})`;
 }
 
 export function createApiClient(settings: ApiSettings): ApiClient {
@@ -75,107 +69,116 @@ export function createApiClient(settings: ApiSettings): ApiClient {
   const baseHeaders: Record<string, string> = {};
   if (settings.apiKey !== undefined) baseHeaders['x-api-key'] = settings.apiKey;
 
-  async function attempt(
-    method: 'GET' | 'POST',
-    path: string,
-    body: { bytes: Uint8Array | string; contentType: string } | undefined,
-    accept: string,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Attempt> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    try {
-      const response = await fetch(`${root}${path}`, {
-        method,
-        headers: {
-          ...baseHeaders,
-          accept,
-          ...(body === undefined ? {} : { 'content-type': body.contentType }),
-        },
-        ...(body === undefined ? {} : { body: body.bytes }),
-        signal: combined,
-      });
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return {
-        ok: true,
-        status: response.status,
-        contentType: response.headers.get('content-type') ?? '',
-        body: bytes,
-      };
-    } catch (error) {
-      if (signal?.aborted) return { ok: false, unreachable: false, aborted: true };
-      if (timeout.aborted)
-        return { ok: false, unreachable: true, detail: `no answer within ${timeoutMs} ms` };
-      return { ok: false, unreachable: true, detail: networkDetail(error) };
-    }
-  }
-
   const abortedError = (endpoint: string, attempts: number) =>
     new TinkerRequestError(
       { endpoint, reason: 'aborted', detail: 'aborted by the caller', retryable: false, attempts },
       'The caller cancelled the request.',
     );
 
+  const tooLargeError = (endpoint: string, attempts: number) =>
+    new TinkerRequestError(
+      {
+        endpoint,
+        reason: 'too_large',
+        detail: `the answer is longer than maxResponseBytes=${settings.maxResponseBytes}`,
+        retryable: false,
+        attempts,
+      },
+      'Raise maxResponseBytes if answers this long are expected.',
+    );
+
+  const httpRequest = (
+    method: 'GET' | 'POST',
+    path: string,
+    body: Body | undefined,
+    accept: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ) => ({
+    method,
+    url: `${root}${path}`,
+    headers: {
+      ...baseHeaders,
+      accept,
+      ...(body === undefined ? {} : { 'content-type': body.contentType }),
+    },
+    body: body?.bytes,
+    timeoutMs,
+    maxResponseBytes: settings.maxResponseBytes,
+    signal,
+  });
+
   async function send(
     method: 'GET' | 'POST',
     path: string,
-    body: { bytes: Uint8Array | string; contentType: string } | undefined,
+    body: Body | undefined,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     const endpoint = `${method} ${path}`;
-    for (let attempts = 1; ; attempts++) {
-      if (signal?.aborted) throw abortedError(endpoint, attempts - 1);
-      const outcome = await attempt(
-        method,
-        path,
-        body,
-        'application/json',
-        settings.requestTimeoutMs,
-        signal,
-      );
-      if (!outcome.ok && !outcome.unreachable) throw abortedError(endpoint, attempts);
-      const retryable =
-        !outcome.ok || outcome.status === 408 || outcome.status === 429 || outcome.status >= 500;
-      if (outcome.ok && outcome.status < 300) {
-        const text = new TextDecoder().decode(outcome.body);
-        try {
+    if (signal?.aborted) throw abortedError(endpoint, 0);
+    try {
+      return await request({
+        ...httpRequest(method, path, body, 'application/json', settings.requestTimeoutMs, signal),
+        read: (response) => {
+          const text = response.text();
           return text === '' ? {} : JSON.parse(text);
-        } catch {
+        },
+        retry: {
+          maxRetries: settings.maxRetries,
+          baseDelayMs: settings.baseBackoffMs,
+          maxDelayMs: settings.maxBackoffMs,
+          jitter: 'none',
+          retryOn: retryable,
+        },
+      });
+    } catch (error) {
+      if (!HttpRequestError.isInstance(error)) throw error;
+      const failed = error as HttpRequestError;
+      const { attempts } = failed;
+      switch (failed.kind) {
+        case 'aborted':
+          throw abortedError(endpoint, attempts);
+        case 'too_large':
+          throw tooLargeError(endpoint, attempts);
+        case 'malformed':
           throw new TinkerRequestError(
             {
               endpoint,
               reason: 'malformed',
-              detail: `the answer is not JSON: ${serverDetail(text)}`,
+              detail: `the answer is not JSON: ${serverDetail(failed.response!.text())}`,
               retryable: false,
               attempts,
             },
             'Is baseUrl a Tinker API server?',
           );
-        }
-      }
-      if (!retryable || attempts > settings.maxRetries) {
-        if (!outcome.ok) {
+        case 'network':
+        case 'timeout':
           throw new TinkerRequestError(
-            { endpoint, reason: 'unreachable', detail: outcome.detail, retryable: true, attempts },
+            {
+              endpoint,
+              reason: 'unreachable',
+              detail: unreachableDetail(failed, settings.requestTimeoutMs),
+              retryable: true,
+              attempts,
+            },
             'Check that the server is running and that baseUrl is right; the call can be repeated.',
           );
+        case 'http': {
+          const again = retryable(failed);
+          throw new TinkerRequestError(
+            {
+              endpoint,
+              reason: 'http',
+              status: failed.status,
+              detail: serverDetail(failed.response!.text()),
+              retryable: again,
+              attempts,
+            },
+            again
+              ? 'The server failed or is overloaded; see its log.'
+              : 'The server rejected the request (its reason is quoted).',
+          );
         }
-        const detail = serverDetail(new TextDecoder().decode(outcome.body));
-        throw new TinkerRequestError(
-          { endpoint, reason: 'http', status: outcome.status, detail, retryable, attempts },
-          retryable
-            ? 'The server failed or is overloaded; see its log.'
-            : 'The server rejected the request (its reason is quoted).',
-        );
-      }
-      try {
-        await abortableSleep(
-          Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** (attempts - 1)),
-          signal,
-        );
-      } catch {
-        throw abortedError(endpoint, attempts);
       }
     }
   }
@@ -206,25 +209,35 @@ export function createApiClient(settings: ApiSettings): ApiClient {
       }
       if (signal?.aborted) throw abortedError(endpoint, polls - 1);
       const body = JSON.stringify({ request_id: requestId, allow_metadata_only: state.allowMetadataOnly });
-      const outcome = await attempt(
-        'POST',
-        '/api/v1/retrieve_future',
-        { bytes: body, contentType: 'application/json' },
-        options.protobuf ? `${PROTO_CONTENT_TYPE}, application/json` : 'application/json',
-        Math.min(settings.pollTimeoutMs, left),
-        signal,
-      );
-      if (!outcome.ok && !outcome.unreachable) throw abortedError(endpoint, polls);
+      const pollTimeoutMs = Math.min(settings.pollTimeoutMs, left);
       let answer: PollAnswer;
-      if (!outcome.ok) answer = { kind: 'unreachable', detail: outcome.detail };
-      else if (outcome.status >= 300) {
-        answer = { kind: 'status', status: outcome.status, body: new TextDecoder().decode(outcome.body) };
-      } else {
+      try {
+        const response = await request(
+          httpRequest(
+            'POST',
+            '/api/v1/retrieve_future',
+            { bytes: body, contentType: 'application/json' },
+            options.protobuf ? `${PROTO_CONTENT_TYPE}, application/json` : 'application/json',
+            pollTimeoutMs,
+            signal,
+          ),
+        );
         answer = {
           kind: 'result',
-          contentType: outcome.contentType.includes(PROTO_CONTENT_TYPE) ? 'protobuf' : 'json',
-          body: outcome.body,
+          contentType: (response.headers.get('content-type') ?? '').includes(PROTO_CONTENT_TYPE)
+            ? 'protobuf'
+            : 'json',
+          body: response.body,
         };
+      } catch (error) {
+        if (!HttpRequestError.isInstance(error)) throw error;
+        const failed = error as HttpRequestError;
+        if (failed.kind === 'aborted') throw abortedError(endpoint, polls);
+        if (failed.kind === 'too_large') throw tooLargeError(endpoint, polls);
+        answer =
+          failed.kind === 'http'
+            ? { kind: 'status', status: failed.status!, body: failed.response!.text() }
+            : { kind: 'unreachable', detail: unreachableDetail(failed, pollTimeoutMs) };
       }
       const action = nextPollAction(answer, state, limits);
       switch (action.kind) {

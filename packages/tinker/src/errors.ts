@@ -5,10 +5,10 @@ import { PilotRLError, printable } from '@pilotrl/core';
 
 /**
  * Why a request failed: the server could not be reached (refused, reset, no answer: it may be
- * down or restarting), it answered an HTTP error, its answer was not what the API defines, or the
- * caller aborted.
+ * down or restarting), it answered an HTTP error, its answer was not what the API defines or was
+ * longer than `maxResponseBytes`, or the caller aborted.
  */
-export type TinkerFailureReason = 'unreachable' | 'http' | 'malformed' | 'aborted';
+export type TinkerFailureReason = 'unreachable' | 'http' | 'malformed' | 'too_large' | 'aborted';
 
 /** A request to the Tinker API failed, after the retries it was allowed. */
 export class TinkerRequestError extends PilotRLError {

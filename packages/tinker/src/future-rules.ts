@@ -9,6 +9,8 @@
 // error instead of a hang, and so does a result the server fails on every time (SkyRL 0.4.0 answers
 // 500 on each poll of a sample whose logprobs it cannot serialize).
 
+import { backoffDelayMs } from '@pilotrl/http-client';
+
 export type PollAnswer =
   | { kind: 'result'; contentType: 'protobuf' | 'json'; body: Uint8Array }
   | { kind: 'status'; status: number; body: string }
@@ -53,7 +55,10 @@ export function createPollState(): PollState {
 }
 
 function backoffMs(state: PollState, limits: PollLimits): number {
-  return Math.min(1000 * 2 ** state.connectionRetries, limits.maxBackoffMs);
+  return backoffDelayMs(
+    { baseDelayMs: 1000, maxDelayMs: limits.maxBackoffMs, jitter: 'none' },
+    state.connectionRetries,
+  );
 }
 
 /** Decides the next step from one poll's answer; updates `state`'s counters. */

@@ -31,6 +31,12 @@ export const tinkerPolicyOptionsSchema = z.object({
   /** Backoff before retry k: min(maxBackoffMs, baseBackoffMs·2^k); 429 and lost connections while polling wait min(2^k s, maxBackoffMs). */
   baseBackoffMs: z.number().int().nonnegative().default(500),
   maxBackoffMs: z.number().int().nonnegative().default(30_000),
+  /** Longest answer body read (a forward pass's logprobs over a big batch are tens of MB); a longer one fails as `too_large`. */
+  maxResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 * 1024),
   /** Longest wait for one request's result (JIT compiles make the first ones slow). */
   futureDeadlineMs: z.number().int().positive().default(900_000),
   /** Ask the server, before training, whether the local tokenizer's ids fit its model. */

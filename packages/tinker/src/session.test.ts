@@ -45,6 +45,7 @@ const api = (baseUrl: string) =>
     maxConnectionRetries: 0,
     baseBackoffMs: 0,
     maxBackoffMs: 0,
+    maxResponseBytes: 1024 * 1024,
     futureDeadlineMs: 5000,
   });
 
