@@ -45,6 +45,12 @@ const connection = {
   connectRetries: z.number().int().nonnegative().max(20).default(3),
   /** Wait before the first retry; doubled after each failed attempt (at most 10 s). */
   retryDelayMs: z.number().int().nonnegative().default(250),
+  /** Largest message (OpenEnv) or reply body (AgentGym) accepted from the server, in bytes (OpenEnv's client: 100 MB). */
+  maxMessageBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
   /**
    * Steps after which an unfinished episode reports `truncated: true` here, whatever the server
    * says (AgentGym's servers have no limit: AgentGym-RL counts rounds itself). Default: none.
@@ -74,12 +80,6 @@ export const openEnvConfigSchema = z.strictObject({
     .default('action'),
   /** The reset message's data. Default: `{seed}`, plus `task_id` when the reset names a task. */
   resetData: fn<(options: ResetOptions) => Record<string, unknown>>('resetData').optional(),
-  /** Largest message accepted from the server, in bytes (OpenEnv's client: 100 MB). */
-  maxMessageBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(100 * 1024 * 1024),
 });
 export type OpenEnvConfig = z.input<typeof openEnvConfigSchema>;
 

@@ -302,6 +302,19 @@ describe('a server that breaks the protocol', () => {
     });
   }
 
+  it('AgentGym: a reply over maxMessageBytes is an EnvError naming the limit', async () => {
+    const http = await raw(
+      rawHttpServer((route) => (route === '/create' ? { body: { id: 0 } } : { body: 'x'.repeat(5000) })),
+    );
+    const error = await failure(
+      remote({ protocol: 'agentgym', dialect: 'maze', url: http.url, maxMessageBytes: 1000 }).reset({
+        seed: 0,
+      }),
+    );
+    expect(EnvError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/\/reset: the reply to reset is longer than maxMessageBytes=1000 bytes/);
+  });
+
   it('AgentGym: a wrong prefix gets a hint', async () => {
     const { url } = await started();
     const error = await failure(remote({ protocol: 'agentgym', dialect: 'maze', url }).reset({ seed: 0 }));

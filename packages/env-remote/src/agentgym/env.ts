@@ -47,7 +47,11 @@ export function createAgentGymEnv(config: ResolvedAgentGymConfig): TextEnv {
   /** A call whose failure to reach the server is an EnvError (it is not retried: it may have been played). */
   const call = async (route: string, body: unknown, what: string) => {
     try {
-      return await callJson(`${base}/${route}`, body, { timeoutMs: config.requestTimeoutMs, what });
+      return await callJson(`${base}/${route}`, body, {
+        timeoutMs: config.requestTimeoutMs,
+        maxReplyBytes: config.maxMessageBytes,
+        what,
+      });
     } catch (error) {
       if (error instanceof ConnectFailure) {
         throw new EnvError(`${base}: ${what} could not reach the server (${error.message})`, {
@@ -64,7 +68,11 @@ export function createAgentGymEnv(config: ResolvedAgentGymConfig): TextEnv {
       `${envId} (AgentGym ${dialect.name})`,
       async () => {
         try {
-          return await callJson(`${base}/create`, {}, { timeoutMs: config.connectTimeoutMs, what: 'create' });
+          return await callJson(
+            `${base}/create`,
+            {},
+            { timeoutMs: config.connectTimeoutMs, maxReplyBytes: config.maxMessageBytes, what: 'create' },
+          );
         } catch (error) {
           // A create that timed out made at most a session nobody will use: try again.
           if (TimeoutError.isInstance(error)) throw new ConnectFailure((error as Error).message, true);
@@ -111,7 +119,11 @@ export function createAgentGymEnv(config: ResolvedAgentGymConfig): TextEnv {
    */
   const closeSession = async (session: number) => {
     try {
-      await callJson(`${base}/close`, { id: session }, { timeoutMs: config.requestTimeoutMs, what: 'close' });
+      await callJson(
+        `${base}/close`,
+        { id: session },
+        { timeoutMs: config.requestTimeoutMs, maxReplyBytes: config.maxMessageBytes, what: 'close' },
+      );
     } catch {
       // Nothing to release that the server still holds, or no way to release it.
     }

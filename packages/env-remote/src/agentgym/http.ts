@@ -2,10 +2,13 @@
 // other than 200, a body that is not JSON, and a 200 with `{"error": "..."}` (how every AgentGym
 // server reports a problem) each reject with an EnvError that quotes what the server said.
 import { EnvError, printable, TimeoutError } from '@pilotrl/core';
+import { HttpRequestError, type HttpResponse, request } from '@pilotrl/http-client';
 import { ConnectFailure } from '../retry';
 
 export interface CallOptions {
   readonly timeoutMs: number;
+  /** Longest reply body read (`maxMessageBytes`). */
+  readonly maxReplyBytes: number;
   /** The call in words for messages, e.g. `step`. */
   readonly what: string;
 }
@@ -20,43 +23,48 @@ const UNREACHABLE = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-function networkCause(error: unknown): string | undefined {
-  if (!(error instanceof TypeError)) return undefined;
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? error.message;
+/** The network failure in words: its code when it is one of UNREACHABLE's, else the cause and the error. */
+function networkCause(failed: HttpRequestError): string {
+  const error = failed.cause as (Error & { cause?: { message?: string } }) | undefined;
+  const cause = failed.code ?? error?.cause?.message ?? error?.message ?? failed.detail;
+  return UNREACHABLE.has(cause) ? cause : `${cause} (${error?.message ?? failed.detail})`;
 }
 
 /**
  * POSTs `body` (or GETs when `body` is undefined) to `url` and resolves with the parsed JSON.
  * A server that cannot be reached (or a proxy's 502, 503, 504) is a `ConnectFailure`, which the
- * caller retries or not; no reply within `timeoutMs` is a `TimeoutError`.
+ * caller retries or not; no reply within `timeoutMs` is a `TimeoutError`; a reply over
+ * `maxReplyBytes` is an `EnvError`.
  */
 export async function callJson(url: string, body: unknown, options: CallOptions): Promise<unknown> {
-  let response: Response;
-  let text: string;
+  let response: HttpResponse;
   try {
-    response = await fetch(url, {
+    response = await request({
       method: body === undefined ? 'GET' : 'POST',
+      url,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(options.timeoutMs),
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: options.maxReplyBytes,
     });
-    text = await response.text();
   } catch (error) {
-    if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    if (!HttpRequestError.isInstance(error)) throw error;
+    const failed = error as HttpRequestError;
+    if (failed.kind === 'timeout') {
       throw new TimeoutError(
         `${url}: no reply to ${options.what} within ${options.timeoutMs} ms (requestTimeoutMs)`,
       );
     }
-    const cause = networkCause(error);
-    if (cause !== undefined) {
-      throw new ConnectFailure(
-        UNREACHABLE.has(cause) ? cause : `${cause} (${(error as Error).message})`,
-        false,
+    if (failed.kind === 'network') throw new ConnectFailure(networkCause(failed), false);
+    if (failed.kind === 'too_large') {
+      throw new EnvError(
+        `${url}: the reply to ${options.what} is longer than maxMessageBytes=${options.maxReplyBytes} bytes; raise maxMessageBytes if replies this long are expected`,
       );
     }
-    throw error;
+    if (failed.kind !== 'http') throw error;
+    response = failed.response!;
   }
+  const text = response.text();
   if (response.status === 502 || response.status === 503 || response.status === 504) {
     // A proxy in front of a server that is not up (yet): worth another try when connecting.
     throw new ConnectFailure(`HTTP ${response.status}: ${printable(text, 200)}`, false);
