@@ -76,6 +76,18 @@ export {
   type Policy,
   type ResolvedGenerateRequest,
 } from './policy';
+export type {
+  FrozenPolicy,
+  PolicyBackendContext,
+  PolicyBackendDescriptor,
+  PolicyBackendOffers,
+  PolicyBackendStart,
+  PolicyCreateContext,
+  PolicyOptions,
+  PolicyOptionsProblem,
+  ReplyExample,
+  RunPolicy,
+} from './policy-backend';
 export { createRegistry, type Registry, type RegistryOptions } from './registry';
 export {
   type Judge,

@@ -43,7 +43,7 @@ describe('definePlugin', () => {
     expect(notAPlugin(undefined)).toThrow(InvalidArgumentError);
     expect(notAPlugin({ name: 'p', envs: [guess, guess] })).toThrow('plug-in "p" offers env "guess" twice');
     expect(notAPlugin({ name: 'p' })).toThrow(
-      'plugin.envs offers nothing: give envs, estimators, rewards or judges',
+      'plugin.envs offers nothing: give envs, estimators, rewards, judges or policy backends',
     );
     expect(
       notAPlugin({

@@ -1,5 +1,5 @@
 // Plug-ins: what a package hands the `pilotrl` app so that a curriculum can name its envs,
-// advantage estimators, rewards and plan judges. A package exports one `plugin` made with `definePlugin`; the app registers
+// advantage estimators, rewards, plan judges and policy backends. A package exports one `plugin` made with `definePlugin`; the app registers
 // the built-in ones and loads others by name (`--plugin <package>`, or `plugins:` in a config), so
 // an env or estimator published on its own is used without editing the app.
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import type {
   PlanStepVocabulary,
 } from './env-capabilities';
 import { InvalidArgumentError, UnsolvableTaskError } from './errors';
+import type { PolicyBackendDescriptor } from './policy-backend';
 import type { JudgeDescriptor, RewardDescriptor } from './reward';
 import type { OracleSolution, TaskSource } from './task';
 
@@ -41,7 +42,7 @@ export interface EnvDescriptor {
   create(options: Record<string, unknown>): EnvProvider;
 }
 
-/** What a plug-in module exports as `plugin`: envs, advantage estimators, rewards, in any mix. */
+/** What a plug-in module exports as `plugin`: envs, advantage estimators, rewards, judges, policy backends, in any mix. */
 export interface PilotrlPlugin {
   /** Who offers it, usually the package name; named in errors. */
   readonly name: string;
@@ -49,6 +50,8 @@ export interface PilotrlPlugin {
   readonly estimators?: readonly EstimatorDescriptor[];
   readonly rewards?: readonly RewardDescriptor[];
   readonly judges?: readonly JudgeDescriptor[];
+  /** Where a run's weights live and train (`policy.kind`). */
+  readonly policyBackends?: readonly PolicyBackendDescriptor[];
 }
 
 /** A plug-in as `definePlugin` returns it: every list present. */
@@ -57,6 +60,7 @@ export interface DefinedPlugin extends PilotrlPlugin {
   readonly estimators: readonly EstimatorDescriptor[];
   readonly rewards: readonly RewardDescriptor[];
   readonly judges: readonly JudgeDescriptor[];
+  readonly policyBackends: readonly PolicyBackendDescriptor[];
 }
 
 const registryId = z
@@ -116,15 +120,42 @@ const pluginSchema = z
         'must be a list of judge descriptors ({ id, requires, create })',
       )
       .optional(),
+    policyBackends: z
+      .array(
+        z.object({
+          id: registryId,
+          description: z.string().optional(),
+          title: z.string().min(1),
+          engine: z.string().min(1),
+          trainsOn: z.string().min(1),
+          optionsSchema: z.custom<z.ZodObject>((value) => value instanceof Object && 'shape' in value, {
+            error: 'must be a zod object schema of its own keys',
+          }),
+          offers: z.object({
+            choices: z.boolean(),
+            valueHead: z.boolean(),
+            entropy: z.boolean(),
+            localTraining: z.boolean(),
+            backendChoice: z.boolean(),
+          }),
+          contextLength: functionValue,
+          start: functionValue,
+          create: functionValue,
+          load: functionValue,
+        }),
+        'must be a list of policy backend descriptors ({ id, title, engine, trainsOn, optionsSchema, offers, contextLength, start, create, load })',
+      )
+      .optional(),
   })
   .refine(
     (plugin) =>
       (plugin.envs?.length ?? 0) +
         (plugin.estimators?.length ?? 0) +
         (plugin.rewards?.length ?? 0) +
-        (plugin.judges?.length ?? 0) >
+        (plugin.judges?.length ?? 0) +
+        (plugin.policyBackends?.length ?? 0) >
       0,
-    { error: 'offers nothing: give envs, estimators, rewards or judges', path: ['envs'] },
+    { error: 'offers nothing: give envs, estimators, rewards, judges or policy backends', path: ['envs'] },
   );
 
 const envProviderSchema = z.object({
@@ -157,11 +188,13 @@ export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
   const estimators = plugin.estimators ?? [];
   const rewards = plugin.rewards ?? [];
   const judges = plugin.judges ?? [];
+  const policyBackends = plugin.policyBackends ?? [];
   for (const [kind, ids] of [
     ['env', envs.map((env) => env.id)],
     ['estimator', estimators.map((estimator) => estimator.id)],
     ['reward', rewards.map((reward) => reward.id)],
     ['judge', judges.map((judge) => judge.id)],
+    ['policy backend', policyBackends.map((backend) => backend.id)],
   ] as const) {
     const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
     if (repeated !== undefined) {
@@ -174,6 +207,7 @@ export function definePlugin(plugin: PilotrlPlugin): DefinedPlugin {
     estimators: Object.freeze([...estimators]),
     rewards: Object.freeze([...rewards]),
     judges: Object.freeze([...judges]),
+    policyBackends: Object.freeze([...policyBackends]),
   });
 }
 

@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { totalCompute } from '@pilotrl/agent';
 import { ConfigError, type Episode, parseOrThrow } from '@pilotrl/core';
-import { TfjsPolicy } from '@pilotrl/policy-tfjs';
 import {
   checkSearchFitsConfig,
   checkSearchFitsPolicy,
@@ -29,7 +28,7 @@ import { describeScale } from '../evaluation/reproduce';
 import { checkpointDirAt, runFinished } from '../run/checkpoint';
 import { runPaths } from '../run/run-dir';
 import { runEnvsFor } from '../run/run-envs';
-import { backendOption } from '../run/run-setup';
+import { loadRunPolicy } from '../run/run-policy';
 import { evalSeedOf } from '../training/curriculum';
 import { curriculumPhases } from '../training/phase-plan';
 import type { CliIo } from './io';
@@ -201,10 +200,7 @@ async function searchPoint(
   start: CurvePoint,
   search: SearchChoice,
 ): Promise<CurvePoint> {
-  const policy = await TfjsPolicy.load(join(checkpointDir, 'policy'), {
-    samplingSeed: config.seed,
-    ...backendOption(config.policy.backend),
-  });
+  const policy = await loadRunPolicy(config, join(checkpointDir, 'policy'));
   try {
     checkSearchFitsPolicy(search, policy);
     const envs = runEnvsFor(config).map((env) => ({

@@ -14,7 +14,7 @@ import {
   type TrainablePolicy,
 } from '@pilotrl/core';
 import { createChatClient, type LlmEvent } from '@pilotrl/llm';
-import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
+import type { BackendChoice } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, envCurricula } from '../config/curriculum-config';
 import {
   checkSearchFitsConfig,
@@ -26,15 +26,16 @@ import {
 import { diagnosticsLine } from '../evaluation/eval-diagnostics';
 import { curriculumJudging, evaluateEnvs } from '../evaluation/evaluate-envs';
 import { loadRunPlugins } from '../plugins/load';
+import { policyBackendOf } from '../policies/registry';
 import { JsonlWriter } from '../run/jsonl';
 import { readRunConfig } from '../run/run-dir';
 import { type RunEnv, runEnvsFor } from '../run/run-envs';
 import { loadRunPolicy } from '../run/run-policy';
 import { type EvalRecord, evalRecordOf } from '../run/run-records';
-import { backendOption, envOptionsFor } from '../run/run-setup';
+import { envOptionsFor } from '../run/run-setup';
 import { turnZeroNotice } from '../training/turn-zero-notice';
 import type { CliIo } from './io';
-import { resolveConfig } from './train';
+import { resolveConfig, withBackend } from './train';
 
 export interface EvalOptions {
   checkpoint?: string;
@@ -173,7 +174,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   }));
   if (search?.kind === 'lookahead') for (const env of envs) await checkCopiesState(env);
   let policy: Policy | TrainablePolicy;
-  /** Lets the policy go when the evaluation ends (a Tinker session's heartbeat). */
+  /** Lets the policy go when the evaluation ends (its weights, a Tinker session's heartbeat). */
   let release = () => {};
   if (options.baseUrl !== undefined) {
     if (options.model === undefined)
@@ -195,18 +196,14 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
         },
       },
     );
-  } else if (options.checkpoint !== undefined && config.policy.kind === 'tinker') {
-    const remote = await loadRunPolicy(config, policyDir(options.checkpoint));
-    io.stderr.write(`pilotrl: ${remote.describe()}\n`);
-    policy = remote;
-    release = () => remote.dispose();
   } else if (options.checkpoint !== undefined) {
-    const local = await TfjsPolicy.load(policyDir(options.checkpoint), {
-      samplingSeed: config.seed,
-      ...backendOption(options.backend ?? config.policy.backend),
-    });
-    io.stderr.write(`pilotrl: backend ${describeBackend(local.backend)}\n`);
-    policy = local;
+    const checkpointConfig = withBackend(config, options.backend);
+    const backend = policyBackendOf(checkpointConfig.policy);
+    const { line } = await backend.start(checkpointConfig.policy);
+    io.stderr.write(`pilotrl: ${line}\n`);
+    const loaded = await loadRunPolicy(checkpointConfig, policyDir(options.checkpoint));
+    policy = loaded;
+    release = () => loaded.dispose();
   } else {
     throw new InvalidArgumentError(
       'pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>',

@@ -8,7 +8,7 @@ import { LOOPBACK_HOSTS } from '@pilotrl/http-guard';
 import { chatCompletionsServerOptionsSchema, createChatCompletionsServer } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { MANIFEST_FILE } from '@pilotrl/tinker';
-import { backendOption } from '../run/run-setup';
+import { backendOption } from '../policies/tfjs-backend';
 import { policyDir } from './eval';
 import type { CliIo } from './io';
 

@@ -2,11 +2,12 @@
 // report when the curriculum is done.
 import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { arch, platform } from 'node:os';
-import { CheckpointError, InvalidArgumentError } from '@pilotrl/core';
-import { type BackendChoice, type BackendInfo, describeBackend, initBackend } from '@pilotrl/policy-tfjs';
+import { CheckpointError, InvalidArgumentError, type PolicyBackendStart } from '@pilotrl/core';
+import type { BackendChoice } from '@pilotrl/policy-tfjs';
 import { type CurriculumConfig, loadConfigFile } from '../config/curriculum-config';
 import { presetConfig } from '../config/presets';
 import { loadRunPlugins } from '../plugins/load';
+import { policyBackendOf } from '../policies/registry';
 import { writeReport } from '../reporting/report';
 import { JsonlWriter } from '../run/jsonl';
 import {
@@ -20,7 +21,6 @@ import {
 } from '../run/run-dir';
 import type { RunEnv } from '../run/run-envs';
 import type { EvalRecord } from '../run/run-records';
-import { backendOption } from '../run/run-setup';
 import { resumeRun, startRun } from '../run/run-start';
 import { evalSeedOf, runCurriculum } from '../training/curriculum';
 import type { CliIo } from './io';
@@ -78,28 +78,23 @@ export interface TrainOptions {
   report: boolean;
 }
 
-/**
- * Starts the tfjs backend before anything slow, so the first lines say what runs and why; a Tinker
- * policy runs on its server instead.
- */
+/** Starts the policy's backend before anything slow, so the first lines say what runs and where. */
 async function startBackend(
   config: CurriculumConfig,
   log: (line: string) => void,
-): Promise<BackendInfo | undefined> {
-  if (config.policy.kind === 'tinker') {
-    log(`pilotrl: policy ${config.policy.baseModel} trained on the Tinker server ${config.policy.baseUrl}`);
-    return undefined;
-  }
-  const info = await initBackend(backendOption(config.policy.backend));
-  log(`pilotrl: backend ${describeBackend(info)}`);
-  return info;
+): Promise<PolicyBackendStart> {
+  const started = await policyBackendOf(config.policy).start(config.policy);
+  log(`pilotrl: ${started.line}`);
+  return started;
 }
 
-function withBackend(config: CurriculumConfig, backend: TrainOptions['backend']): CurriculumConfig {
+/** `config` with `--backend` over its policy's `backend`, for a policy backend that has one. */
+export function withBackend(config: CurriculumConfig, backend: TrainOptions['backend']): CurriculumConfig {
   if (backend === undefined) return config;
-  if (config.policy.kind === 'tinker') {
+  const policyBackend = policyBackendOf(config.policy);
+  if (!policyBackend.offers.backendChoice) {
     throw new InvalidArgumentError(
-      `--backend ${backend} chooses a tfjs backend, but curriculum "${config.name}" trains on a Tinker server (policy.kind: tinker); drop --backend`,
+      `--backend ${backend} chooses a tfjs backend, but curriculum "${config.name}" trains on ${policyBackend.trainsOn} (policy.kind: ${policyBackend.id}); drop --backend`,
     );
   }
   return { ...config, policy: { ...config.policy, backend } };
@@ -180,13 +175,8 @@ async function trainFresh(
   argv: readonly string[],
 ): Promise<EvalRecord[]> {
   log(`pilotrl: ${config.name} → ${runDir}`);
-  const backend = await startBackend(config, log);
-  if (config.policy.kind === 'tfjs') {
-    log(
-      `pilotrl: training the tokenizer on oracle demonstrations of ${config.policy.tokenizerCorpusTasks} tasks`,
-    );
-  }
-  const { envs, policy, dataHashes } = await startRun(config);
+  const started = await startBackend(config, log);
+  const { envs, policy, dataHashes } = await startRun(config, (line) => log(`pilotrl: ${line}`));
   createRunDir(runDir, config, {
     name: config.name,
     createdAt: new Date().toISOString(),
@@ -204,8 +194,7 @@ async function trainFresh(
       os: platform(),
       arch: arch(),
       backend: policy.backendName,
-      ...(backend?.tensorflowVersion === undefined ? {} : { tensorflowVersion: backend.tensorflowVersion }),
-      ...(backend === undefined ? {} : { backendSkipped: backend.skipped }),
+      ...started.platform,
     },
   });
   log(`pilotrl: ${policy.describe()}`);

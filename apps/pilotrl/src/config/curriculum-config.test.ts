@@ -46,9 +46,7 @@ describe('curriculum config', () => {
 
   it('names an unknown key and lists the keys allowed there', () => {
     const message = problems({ ...minimal, policy: { size: 'small', widht: 3 } });
-    expect(message).toContain(
-      'policy: unknown key "widht"; allowed here: kind, baseUrl, baseModel, tokenizerDir, loraRank, apiKeyEnv, size, dModel, layers',
-    );
+    expect(message).toContain('policy: unknown key "widht"; allowed here: kind, size, dModel, layers');
     const stageMessage = problems({ stages: [{ ...minimal.stages[0], lr: 1 }] });
     expect(stageMessage).toContain('stages.0: unknown key "lr"');
     expect(stageMessage).toContain('learningRate');
@@ -186,7 +184,7 @@ describe('curriculum config', () => {
       ],
     });
     expect(refused).toContain('policy.valueHead: the Tinker API trains no value head');
-    expect(refused).toContain('policy.backend: chooses a tfjs backend');
+    expect(refused).toContain('policy.backend: is a key of a tfjs policy; set policy.kind: tfjs, or drop it');
     expect(refused).toContain('agent.actionSpace: choice actions need constrained decoding');
     expect(refused).toContain('stages.0.loss.entropyCoef: the Tinker API returns no entropies');
     expect(refused).toContain('stages.1.algorithm: expert iteration replays choice actions');
@@ -194,8 +192,12 @@ describe('curriculum config', () => {
     expect(problems({ ...minimal, policy: { baseUrl: 'http://127.0.0.1:8000' } })).toContain(
       'policy.baseUrl: is a key of a Tinker policy; set policy.kind: tinker, or drop it',
     );
+    // ...and tfjs keys on a Tinker policy likewise.
+    expect(problems({ ...minimal, policy: { ...tinker, dModel: 8192 } })).toContain(
+      'policy.dModel: is a key of a tfjs policy; set policy.kind: tfjs, or drop it',
+    );
     // A server's model is not this machine's to hold: no training-memory bound.
-    parseConfig({ ...minimal, policy: { ...tinker, dModel: 8192, layers: 128 } });
+    parseConfig({ ...minimal, policy: { ...tinker, contextLength: 16_384 } });
   });
 
   it('reports every problem at once', () => {

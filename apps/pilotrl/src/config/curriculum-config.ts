@@ -17,40 +17,19 @@ import { z } from 'zod';
 import { loadConfigPlugins } from '../plugins/load';
 import { ADD_ENV_HINT, envProviders } from '../plugins/registry';
 import {
-  keyLimits,
-  MIN_CONTEXT_LENGTH,
-  MIN_VOCAB_SIZE,
-  type ModelShape,
-  resourceProblems,
-} from './resource-bounds';
+  type PolicyConfig,
+  type PolicyConfigInput,
+  policyContextLength,
+  policyProblems,
+  policySectionSchema,
+} from './policy-config';
+import { episodeMemoryProblems, keyLimits } from './resource-bounds';
+import { count, seed, strict } from './schema-parts';
 
-/** The first unknown keys, quoted printably, and how many more there are. */
-function listKeys(keys: readonly string[]): string {
-  const listed = keys.slice(0, 5).map((key) => `"${printable(key, 40)}"`);
-  if (keys.length > 5) listed.push(`and ${keys.length - 5} more`);
-  return listed.join(', ');
-}
+export { modelDimensions, modelSizes } from '../policies/tfjs-backend';
+export type { PolicyConfig, PolicyConfigInput };
 
-/** A strict object whose unknown-key error lists the keys that are allowed at that place. */
-function strict<Shape extends z.ZodRawShape>(shape: Shape) {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${listKeys(issue.keys)}; allowed here: ${allowed}`
-        : undefined,
-  });
-}
-
-const seed = z.number().int().nonnegative().max(0xffffffff);
 const positiveInt = z.number().int().positive();
-/** A whole number from `min` (default 1) to `max`; the bounds are listed in the README. */
-const count = (max: number, min = 1) =>
-  z
-    .number()
-    .int()
-    .min(min, { error: (issue) => `must be at least ${min} (got ${issue.input})` })
-    .max(max, { error: (issue) => `must be at most ${max} (got ${issue.input})` });
 
 /** An id of a registered env: a built-in one, or one of a loaded plug-in. */
 const envId = z
@@ -70,57 +49,6 @@ export const envConfigSchema = strict({
   trainSplit: z.string().min(1).default('train'),
   /** Step limit per episode. */
   maxSteps: count(keyLimits.maxSteps).default(30),
-});
-
-export const modelSizes = {
-  tiny: { dModel: 32, layers: 1, heads: 2, contextLength: 256 },
-  small: { dModel: 64, layers: 2, heads: 4, contextLength: 384 },
-  base: { dModel: 128, layers: 4, heads: 4, contextLength: 512 },
-} as const;
-
-const DEFAULT_VOCAB_SIZE = 600;
-
-export const policyConfigSchema = strict({
-  /**
-   * Where the weights are trained: `tfjs` in this process (the keys below from `size` to `backend`),
-   * or `tinker` on a server that speaks the Tinker training API (SkyRL's open server, or the hosted
-   * service): `baseUrl`, `baseModel`, `tokenizerDir` and `loraRank` below.
-   */
-  kind: z.enum(['tfjs', 'tinker']).default('tfjs'),
-  /** Tinker: the server's root URL, e.g. `http://127.0.0.1:8000`. */
-  baseUrl: z.url().optional(),
-  /** Tinker: the base model's name as the server knows it. */
-  baseModel: z.string().min(1).optional(),
-  /** Tinker: a directory holding the base model's `tokenizer.json` (default: `baseModel`, when it is a local directory). */
-  tokenizerDir: z.string().min(1).optional(),
-  /** Tinker: the LoRA rank trained; 0 asks for a full fine-tune where the server offers one. */
-  loraRank: z.number().int().nonnegative().max(1024).optional(),
-  /** Tinker: the environment variable holding the API key (hosted Tinker); SkyRL needs none. */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-    .optional(),
-  /** A named size, or explicit dimensions. */
-  size: z.enum(Object.keys(modelSizes) as [keyof typeof modelSizes]).default('small'),
-  dModel: count(keyLimits.dModel).optional(),
-  layers: count(keyLimits.layers).optional(),
-  heads: count(keyLimits.heads).optional(),
-  contextLength: count(keyLimits.contextLength, MIN_CONTEXT_LENGTH).optional(),
-  /** Tasks whose text (observations, oracle plans and actions) trains the tokenizer. */
-  tokenizerCorpusTasks: count(keyLimits.tokenizerCorpusTasks).default(200),
-  /** Tokens including the 11 special and 256 byte tokens. */
-  vocabSize: count(keyLimits.vocabSize, MIN_VOCAB_SIZE).default(DEFAULT_VOCAB_SIZE),
-  /** Weight initialisation seed. */
-  seed: seed.default(1),
-  /** A linear value head on the final hidden state, trained with the policy (`estimator: gae` needs it). */
-  valueHead: z.boolean().default(false),
-  /** Start from this checkpoint directory instead of a fresh model. */
-  init: z.string().min(1).optional(),
-  /**
-   * The tfjs backend: `auto` takes the fastest that loads (tensorflow-gpu, tensorflow, wasm, cpu;
-   * PILOTRL_TFJS_BACKEND sets it for `auto`); a name forces that one. `--backend` overrides it.
-   */
-  backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
 });
 
 export const agentConfigSchema = strict({
@@ -398,7 +326,7 @@ const estimatorRequirements: Record<
   EstimatorRequirement,
   (
     stage: z.output<typeof stageConfigSchema>,
-    config: { policy: z.output<typeof policyConfigSchema> },
+    config: { policy: PolicyConfig },
   ) => { key: string; message: string } | undefined
 > = {
   groups: (stage) =>
@@ -439,7 +367,12 @@ export const curriculumConfigSchema = strict({
   /** Master seed: task order, sampling; every derived seed is recorded in the run directory. */
   seed: seed.default(1),
   env: envSectionSchema.default(envConfigSchema.parse({})),
-  policy: policyConfigSchema.default(policyConfigSchema.parse({})),
+  /**
+   * Where the weights live and train: `kind` names a registered policy backend (`tfjs` in this
+   * process, the default; `tinker` on a Tinker server; or one a plug-in offers), the other keys are
+   * that backend's own and `seed`, `valueHead` and `init`.
+   */
+  policy: policySectionSchema.prefault({}),
   agent: agentConfigSchema.default(agentConfigSchema.parse({})),
   /** OpenAI-compatible model used for stage-1 plans or the LLM judge. */
   llm: llmConfigSchema.optional(),
@@ -587,108 +520,22 @@ export const curriculumConfigSchema = strict({
       );
     }
   }
-  for (const problem of policyKindProblems(config, agents)) issue(problem.path, problem.message);
-  const dims = [config.policy.dModel, config.policy.heads];
-  if (dims[0] !== undefined && dims[1] !== undefined && dims[0] % dims[1] !== 0) {
-    issue(['policy', 'heads'], `dModel ${dims[0]} is not divisible by heads ${dims[1]}`);
-  }
+  for (const problem of policyProblems(config, agents)) issue(problem.path, problem.message);
   if (config.policy.init !== undefined && config.sft !== undefined) {
     issue(['sft'], 'policy.init loads a trained checkpoint; drop `sft` or `policy.init`');
   }
-  const { vocabSize, valueHead } = config.policy;
-  const model: ModelShape = { ...modelDimensions(config.policy), vocabSize, valueHead };
-  const baseline: ModelShape = {
-    ...modelSizes[config.policy.size],
-    vocabSize: DEFAULT_VOCAB_SIZE,
-    valueHead,
-  };
   const run = {
-    model,
-    trainsLocally: config.policy.kind === 'tfjs',
-    baseline,
+    contextLength: policyContextLength(config.policy),
     maxSteps: Math.max(...envCurricula(config).map((env) => env.config.env.maxSteps)),
     stages: config.stages,
     evalEpisodes: config.eval.episodes,
   };
-  for (const problem of resourceProblems(run)) issue(problem.path, problem.message);
+  for (const problem of episodeMemoryProblems(run)) issue(problem.path, problem.message);
 });
-
-/** The Tinker keys of `policy`, which a `tfjs` policy must leave out. */
-const TINKER_KEYS = ['baseUrl', 'baseModel', 'tokenizerDir', 'loraRank', 'apiKeyEnv'] as const;
-
-/**
- * What a policy kind cannot do with the rest of the config. A Tinker policy samples freely on its
- * server (the API has no constrained decoding, so no choice actions, plan steps or expert
- * iteration), and returns only the targets' logprobs (no value head, no entropy bonus).
- */
-function policyKindProblems(
-  config: CurriculumConfig,
-  agents: readonly { agent: AgentConfig; of: string }[],
-): { path: (string | number)[]; message: string }[] {
-  const { policy } = config;
-  const problems: { path: (string | number)[]; message: string }[] = [];
-  const problem = (path: (string | number)[], message: string) => problems.push({ path, message });
-  if (policy.kind === 'tfjs') {
-    for (const key of TINKER_KEYS) {
-      if (policy[key] !== undefined) {
-        problem(['policy', key], `is a key of a Tinker policy; set policy.kind: tinker, or drop it`);
-      }
-    }
-    return problems;
-  }
-  for (const key of ['baseUrl', 'baseModel', 'contextLength'] as const) {
-    if (policy[key] === undefined) {
-      problem(
-        ['policy', key],
-        key === 'contextLength'
-          ? "a Tinker policy needs the model's context length in tokens (the server does not report it)"
-          : `a Tinker policy needs policy.${key}`,
-      );
-    }
-  }
-  if (policy.valueHead) problem(['policy', 'valueHead'], 'the Tinker API trains no value head');
-  if (policy.backend !== 'auto') {
-    problem(['policy', 'backend'], 'chooses a tfjs backend; a Tinker policy runs on its server');
-  }
-  for (const { agent, of } of agents) {
-    if (agent.actionSpace === 'choice') {
-      problem(
-        ['agent', 'actionSpace'],
-        `${of}choice actions need constrained decoding, which the Tinker API has no counterpart for; use free-text`,
-      );
-    }
-  }
-  config.stages.forEach((stage, index) => {
-    if (stage.algorithm === 'expert-iteration') {
-      problem(
-        ['stages', index, 'algorithm'],
-        'expert iteration replays choice actions, which a Tinker policy cannot decode; use policy-gradient',
-      );
-    }
-    if (stage.loss.entropyCoef > 0) {
-      problem(
-        ['stages', index, 'loss', 'entropyCoef'],
-        'the Tinker API returns no entropies, so it has no entropy bonus; set 0',
-      );
-    }
-  });
-  return problems;
-}
 
 export type CurriculumConfig = z.output<typeof curriculumConfigSchema>;
 export type CurriculumConfigInput = z.input<typeof curriculumConfigSchema>;
 export type StageConfig = CurriculumConfig['stages'][number];
-
-/** The model dimensions a config asks for, named size overridden by explicit fields. */
-export function modelDimensions(policy: z.output<typeof policyConfigSchema>) {
-  const base = modelSizes[policy.size];
-  return {
-    dModel: policy.dModel ?? base.dModel,
-    layers: policy.layers ?? base.layers,
-    heads: policy.heads ?? base.heads,
-    contextLength: policy.contextLength ?? base.contextLength,
-  };
-}
 
 /** A curriculum as one of its envs plays it: that env alone, with the agent it plays. */
 export type EnvCurriculum = Omit<CurriculumConfig, 'env'> & { env: EnvConfig };

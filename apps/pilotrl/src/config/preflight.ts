@@ -5,7 +5,8 @@ import { createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, canCheckSteps, type Policy, type TextEnv } from '@pilotrl/core';
 import type { EnvProvider } from '../plugins/registry';
 import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
-import { type EnvCurriculum, modelDimensions } from './curriculum-config';
+import type { EnvCurriculum } from './curriculum-config';
+import { policyContextLength } from './policy-config';
 
 /** The env's own error for options it does not take, and a config error for an unknown split. */
 export async function checkEnvAndSplits(config: EnvCurriculum, provider: EnvProvider): Promise<void> {
@@ -81,7 +82,7 @@ export async function checkFirstPromptFits(
     );
     if (episode?.metadata?.endReason === 'context_overflow') {
       throw new ConfigError(
-        `policy.contextLength: ${modelDimensions(config.policy).contextLength} tokens cannot hold the agent's first prompt on a train task of "${provider.envId}"; raise policy.contextLength or shorten the prompt (agent.prompt, agent.historyWindow)`,
+        `policy.contextLength: ${policyContextLength(config.policy)} tokens cannot hold the agent's first prompt on a train task of "${provider.envId}"; raise policy.contextLength or shorten the prompt (agent.prompt, agent.historyWindow)`,
       );
     }
   } finally {

@@ -133,29 +133,37 @@ export interface RunSize {
 
 const modelKeys = ['dModel', 'layers', 'heads', 'contextLength', 'vocabSize'] as const;
 
-/** Problems with what a config implies: training memory, and the episodes held per iteration and per eval split. */
-export function resourceProblems(run: RunSize): ResourceProblem[] {
-  const problems: ResourceProblem[] = [];
-  const { model } = run;
+/** The training memory of a model this process trains, when over the limit: the key to lower (of `policy`) and why. */
+export function trainingMemoryProblem(
+  model: ModelShape,
+  baseline: ModelShape,
+): { key: (typeof modelKeys)[number]; message: string } | undefined {
   const memory = trainingMemory(model);
-  if (run.trainsLocally && memory.totalBytes > TRAINING_MEMORY_LIMIT) {
-    const key = heaviestModelKey(run);
-    const others = modelKeys.filter((k) => k !== key).map((k) => `${k} ${model[k]}`);
-    problems.push({
-      path: ['policy', key],
-      message:
-        `${model[key]} (with ${others.join(', ')}) implies ${formatCount(memory.parameters)} parameters ` +
-        `and about ${formatBytes(memory.totalBytes)} to train (weights, gradients and AdamW moments ` +
-        `${formatBytes(memory.stateBytes)}, activations ${formatBytes(memory.activationBytes)}); ` +
-        `the limit is ${formatBytes(TRAINING_MEMORY_LIMIT)}`,
-    });
-  }
+  if (memory.totalBytes <= TRAINING_MEMORY_LIMIT) return undefined;
+  const key = heaviestModelKey({ model, baseline });
+  const others = modelKeys.filter((k) => k !== key).map((k) => `${k} ${model[k]}`);
+  return {
+    key,
+    message:
+      `${model[key]} (with ${others.join(', ')}) implies ${formatCount(memory.parameters)} parameters ` +
+      `and about ${formatBytes(memory.totalBytes)} to train (weights, gradients and AdamW moments ` +
+      `${formatBytes(memory.stateBytes)}, activations ${formatBytes(memory.activationBytes)}); ` +
+      `the limit is ${formatBytes(TRAINING_MEMORY_LIMIT)}`,
+  };
+}
+
+/** Problems with the episodes held per iteration and per eval split, at the policy's context length. */
+export function episodeMemoryProblems(
+  run: Pick<RunSize, 'maxSteps' | 'stages' | 'evalEpisodes'> & { contextLength: number },
+): ResourceProblem[] {
+  const problems: ResourceProblem[] = [];
+  const { contextLength } = run;
   const held = (turns: number) =>
-    `about ${formatBytes(episodeMemoryBytes(turns, model.contextLength))} held at policy.contextLength ` +
-    `${model.contextLength}; the limit is ${formatBytes(EPISODE_MEMORY_LIMIT)}`;
+    `about ${formatBytes(episodeMemoryBytes(turns, contextLength))} held at policy.contextLength ` +
+    `${contextLength}; the limit is ${formatBytes(EPISODE_MEMORY_LIMIT)}`;
   run.stages.forEach((stage, index) => {
     const turns = stage.tasksPerIteration * stage.groupSize * run.maxSteps;
-    if (episodeMemoryBytes(turns, model.contextLength) <= EPISODE_MEMORY_LIMIT) return;
+    if (episodeMemoryBytes(turns, contextLength) <= EPISODE_MEMORY_LIMIT) return;
     const key = stage.groupSize > stage.tasksPerIteration ? 'groupSize' : 'tasksPerIteration';
     const other =
       key === 'groupSize' ? `tasksPerIteration ${stage.tasksPerIteration}` : `groupSize ${stage.groupSize}`;
@@ -165,7 +173,7 @@ export function resourceProblems(run: RunSize): ResourceProblem[] {
     });
   });
   const evalTurns = run.evalEpisodes * run.maxSteps;
-  if (episodeMemoryBytes(evalTurns, model.contextLength) > EPISODE_MEMORY_LIMIT) {
+  if (episodeMemoryBytes(evalTurns, contextLength) > EPISODE_MEMORY_LIMIT) {
     problems.push({
       path: ['eval', 'episodes'],
       message: `${run.evalEpisodes} × env.maxSteps ${run.maxSteps} = ${formatCount(evalTurns)} turns per split, ${held(evalTurns)}`,
@@ -174,8 +182,17 @@ export function resourceProblems(run: RunSize): ResourceProblem[] {
   return problems;
 }
 
+/** Problems with what a config implies: training memory, and the episodes held per iteration and per eval split. */
+export function resourceProblems(run: RunSize): ResourceProblem[] {
+  const training = run.trainsLocally ? trainingMemoryProblem(run.model, run.baseline) : undefined;
+  return [
+    ...(training === undefined ? [] : [{ path: ['policy', training.key], message: training.message }]),
+    ...episodeMemoryProblems({ ...run, contextLength: run.model.contextLength }),
+  ];
+}
+
 /** The model key whose return to its baseline value lowers the training memory most. */
-function heaviestModelKey(run: RunSize): (typeof modelKeys)[number] {
+function heaviestModelKey(run: Pick<RunSize, 'model' | 'baseline'>): (typeof modelKeys)[number] {
   let best: (typeof modelKeys)[number] = 'dModel';
   let lowest = Number.POSITIVE_INFINITY;
   for (const key of modelKeys) {

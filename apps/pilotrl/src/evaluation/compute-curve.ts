@@ -7,6 +7,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { ConfigError, formatPercent, meanInterval, wilsonInterval } from '@pilotrl/core';
 import { z } from 'zod';
 import { type CurriculumConfig, parseConfig } from '../config/curriculum-config';
+import { policyBackendOf } from '../policies/registry';
 import { chartToPng } from '../reporting/plot/chart-png';
 import type { LineSeries } from '../reporting/plot/charts';
 import { runPaths } from '../run/run-dir';
@@ -46,9 +47,10 @@ export function curveConfig(
   if (base.stages.length === 0 && base.sft === undefined) {
     throw new ConfigError(`compute-curve: curriculum "${base.name}" trains nothing (no SFT, no stages)`);
   }
-  if (base.policy.kind === 'tinker') {
+  const backend = policyBackendOf(base.policy);
+  if (!backend.offers.localTraining) {
     throw new ConfigError(
-      `compute-curve: curriculum "${base.name}" trains on a Tinker server, whose compute this process cannot count; the curve compares CPU seconds of tfjs policies`,
+      `compute-curve: curriculum "${base.name}" trains on ${backend.trainsOn}, whose compute this process cannot count; the curve compares CPU seconds of policies trained in this process`,
     );
   }
   return parseConfig(

@@ -265,4 +265,61 @@ export const plugin = {
     for (const { episode } of sampled)
       expect(episode.rewardComponents.turns_taken).toBe(episode.turns.length);
   }, 120_000);
+
+  it('trains and evaluates with a policy backend a plug-in offers, checking its keys and offers from its descriptor', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilotrl-plugin-'));
+    const zod = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href;
+    const tfjs = pathToFileURL(join(import.meta.dirname, '..', 'policies', 'tfjs-backend.ts')).href;
+    const calls = join(dir, 'calls.log');
+    // The tfjs backend under another id, with a key of its own, no entropies, and a log of its calls.
+    writeFileSync(
+      join(dir, 'backend.mjs'),
+      `import { appendFileSync } from 'node:fs';
+import { z } from ${JSON.stringify(zod)};
+import { tfjsBackend } from ${JSON.stringify(tfjs)};
+const called = (line) => appendFileSync(${JSON.stringify(calls)}, line + '\\n');
+export const plugin = {
+  name: '@someone/policy-logged',
+  policyBackends: [{
+    ...tfjsBackend,
+    id: 'logged',
+    title: 'logged',
+    engine: 'the logged model',
+    optionsSchema: tfjsBackend.optionsSchema.extend({ label: z.string().min(1) }),
+    offers: { ...tfjsBackend.offers, entropy: false },
+    create: (options, context) => { called('create ' + options.label); return tfjsBackend.create(options, context); },
+    load: (options, dir, context) => { called('load ' + options.label); return tfjsBackend.load(options, dir, context); },
+  }],
+};
+`,
+    );
+    const yaml = (policy: string, loss = '') =>
+      resumableCurriculumYaml({ name: 'logged', evalEvery: 10, checkpointEvery: 10 })
+        .replace(
+          'policy: { size: tiny,',
+          `plugins: [./backend.mjs]\npolicy: { kind: logged, ${policy} size: tiny,`,
+        )
+        .replace('rewards: { outcome: 1, overlong: 1 }', `rewards: { outcome: 1, overlong: 1 }${loss}`);
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      yaml('label: mine, baseUrl: "http://127.0.0.1:8000",', ', loss: { entropyCoef: 0.01 }'),
+    );
+    const refused = loadConfigFile(join(dir, 'bad.yaml'));
+    await expect(refused).rejects.toThrow(
+      'policy.baseUrl: is a key of a Tinker policy; set policy.kind: tinker, or drop it',
+    );
+    await expect(refused).rejects.toThrow(
+      'stages.0.loss.entropyCoef: the logged model returns no entropies, so it has no entropy bonus; set 0',
+    );
+
+    writeFileSync(join(dir, 'unlabelled.yaml'), yaml(''));
+    await expect(loadConfigFile(join(dir, 'unlabelled.yaml'))).rejects.toThrow('policy.label: ');
+
+    writeFileSync(join(dir, 'run.yaml'), yaml('label: mine,'));
+    const runDir = await trainIn(dir, 'run.yaml');
+    const io = capturedIo();
+    expect(await runCli(['eval', '--checkpoint', runDir, '--episodes', '1'], io), io.err()).toBe(0);
+    expect(io.out()).toMatch(/valid_unseen\s+adaplan\s+\d+\.\d%/);
+    expect(readFileSync(calls, 'utf8')).toBe('create mine\nload mine\n');
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 // What a curriculum can name, filled from plug-ins: its envs (`env.id`; each a factory for a
 // provider: fresh envs, the task source with its splits and oracle, and what else the env offers)
-// here, its advantage estimators (`estimator:`) in @pilotrl/optim's registry and its rewards
-// (`rewards:`) in @pilotrl/rewards'. The built-in plug-ins
+// here, its advantage estimators (`estimator:`) in @pilotrl/optim's registry, its rewards
+// (`rewards:`) and judges in @pilotrl/rewards' and its policy backends (`policy.kind`) in
+// `policies/registry.ts`. The built-in plug-ins
 // (`builtin.ts`) are registered at load, others by name (`load.ts`: `--plugin`, or `plugins:`).
 import {
   createEnvProvider,
@@ -16,6 +17,7 @@ import {
 } from '@pilotrl/core';
 import { advantageEstimators } from '@pilotrl/optim';
 import { judgeRegistry, rewardRegistry } from '@pilotrl/rewards';
+import { BUILTIN_POLICY_BACKENDS, policyBackends } from '../policies/registry';
 import { builtinPlugins } from './builtin';
 
 export type { EnvProvider };
@@ -35,6 +37,7 @@ const offeredBy = {
   estimator: new Map<string, string>(),
   reward: new Map<string, string>(),
   judge: new Map<string, string>(),
+  'policy backend': new Map<string, string>(),
 };
 type Kind = keyof typeof offeredBy;
 
@@ -80,10 +83,18 @@ const kinds: {
       judgeRegistry.register(descriptor.id, descriptor);
     },
   },
+  'policy backend': {
+    of: (plugin) => plugin.policyBackends ?? [],
+    builtinIn: { name: BUILTIN_POLICY_BACKENDS, has: (id) => policyBackends.has(id) },
+    register: (plugin, index) => {
+      const descriptor = plugin.policyBackends![index]!;
+      policyBackends.register(descriptor.id, descriptor);
+    },
+  },
 };
 
 /**
- * Registers the envs, estimators, rewards and judges of `plugin`. Loading the same plug-in again changes
+ * Registers the envs, estimators, rewards, judges and policy backends of `plugin`. Loading the same plug-in again changes
  * nothing; another plug-in offering an id already taken is refused, naming both, before anything
  * is registered.
  */

@@ -1,5 +1,5 @@
 // Builds what a curriculum runs on from its config: the env provider, the agent options of each
-// phase, the tokenizer (trained on oracle demonstrations) and the tfjs policy.
+// phase and the oracle's demonstrations.
 import {
   type Agent,
   type AgentOptions,
@@ -15,18 +15,12 @@ import {
   type TaskRef,
 } from '@pilotrl/core';
 import { createChatClient } from '@pilotrl/llm';
-import { type BackendChoice, TfjsPolicy, Tokenizer } from '@pilotrl/policy-tfjs';
-import {
-  type CurriculumConfig,
-  type EnvCurriculum,
-  modelDimensions,
-  type StageConfig,
-} from '../config/curriculum-config';
+import type { EnvCurriculum, StageConfig } from '../config/curriculum-config';
+import { policyContextLength } from '../config/policy-config';
 import type { EnvProvider } from '../plugins/registry';
 import { type Demonstration, oracleDemonstrations } from '../training/demonstrations';
 import { llmPlanProvider } from '../training/llm-plans';
 import { compactPromptTemplate } from './compact-template';
-import { sha256 } from './run-dir';
 import { type RunEnv, shareByWeight } from './run-envs';
 
 export function envOptionsFor(config: EnvCurriculum): Record<string, unknown> {
@@ -46,7 +40,7 @@ export function agentOptionsFor(
   const follow = purpose.stage?.kind === 'follow' || purpose.oraclePlans === true;
   return {
     maxTurns: config.env.maxSteps,
-    contextTokens: modelDimensions(config.policy).contextLength,
+    contextTokens: policyContextLength(config.policy),
     historyTurns: agent.historyWindow,
     act: { maxTokens: agent.maxActionTokens, temperature: purpose.temperature },
     plan: { maxTokens: agent.maxPlanTokens, temperature: purpose.temperature },
@@ -170,37 +164,9 @@ export async function runDemonstrations(
   return played;
 }
 
-/** A tokenizer trained on the text of oracle demonstrations (prompts and expert answers) of every env. */
-export async function trainTokenizer(
-  config: CurriculumConfig,
-  envs: readonly RunEnv[],
-): Promise<{ tokenizer: Tokenizer; corpusHash: string }> {
-  const played = await runDemonstrations(envs, config.policy.tokenizerCorpusTasks);
+/** Every prompt message and reply of the oracle's demonstrations of `count` training tasks (shared out as above), each once. */
+export async function demonstrationTexts(envs: readonly RunEnv[], count: number): Promise<string[]> {
+  const played = await runDemonstrations(envs, count);
   const demonstrations = played.flatMap((env) => env.demonstrations);
-  const corpus = [...new Set(demonstrations.flatMap((d) => [...d.messages.map((m) => m.content), d.reply]))];
-  const tokenizer = Tokenizer.train(corpus, { vocabSize: config.policy.vocabSize });
-  return { tokenizer, corpusHash: sha256(JSON.stringify(corpus)) };
-}
-
-export async function createPolicy(config: CurriculumConfig, tokenizer: Tokenizer): Promise<TfjsPolicy> {
-  const dims = modelDimensions(config.policy);
-  return TfjsPolicy.create({
-    name: config.name,
-    tokenizer,
-    model: {
-      dModel: dims.dModel,
-      nLayers: dims.layers,
-      nHeads: dims.heads,
-      contextLength: dims.contextLength,
-      seed: config.policy.seed,
-      valueHead: config.policy.valueHead,
-    },
-    samplingSeed: config.seed,
-    ...backendOption(config.policy.backend),
-  });
-}
-
-/** The `backend` option of TfjsPolicy.create/load: absent for `auto`, so PILOTRL_TFJS_BACKEND still applies. */
-export function backendOption(choice: 'auto' | BackendChoice): { backend?: BackendChoice } {
-  return choice === 'auto' ? {} : { backend: choice };
+  return [...new Set(demonstrations.flatMap((d) => [...d.messages.map((m) => m.content), d.reply]))];
 }

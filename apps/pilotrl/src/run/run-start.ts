@@ -8,8 +8,14 @@ import { runPaths } from './run-dir';
 import { type RunEnv, runEnvsFor } from './run-envs';
 import { createRunPolicy, loadRunPolicy, type RunPolicy } from './run-policy';
 
-/** Builds the envs and policy of a fresh run (a tfjs tokenizer trained on every env's oracle demonstrations). */
-export async function startRun(config: CurriculumConfig): Promise<{
+/**
+ * Builds the envs and policy of a fresh run (a tfjs tokenizer trained on every env's oracle
+ * demonstrations); `log` receives the backend's progress lines.
+ */
+export async function startRun(
+  config: CurriculumConfig,
+  log?: (line: string) => void,
+): Promise<{
   envs: RunEnv[];
   policy: RunPolicy;
   dataHashes: Record<string, string>;
@@ -18,7 +24,7 @@ export async function startRun(config: CurriculumConfig): Promise<{
   for (const env of envs) await checkEnvAndSplits(env.config, env.provider);
   const { policy, dataHashes } =
     config.policy.init === undefined
-      ? await createRunPolicy(config, envs)
+      ? await createRunPolicy(config, envs, log)
       : { policy: await loadRunPolicy(config, config.policy.init), dataHashes: {} };
   try {
     for (const env of envs) await checkFirstPromptFits(env.config, env.provider, policy.sampler());
