@@ -207,8 +207,9 @@ const stageBase = {
   name: z.string().min(1).optional(),
   /**
    * `policy-gradient`: rollouts, rewards, advantages (`estimator`) and a PPO-style update;
-   * `expert-iteration`: rollouts, then SFT on the won episodes' shortcuts and the lost ones'
-   * hindsight goals mixed with demonstrations (STaR-style self-improvement; `expertIteration`).
+   * `expert-iteration`: rollouts, then SFT on the episodes the stage's reward prefers (as played,
+   * weighted by how far each beats the others of its task) and the lost groups' hindsight goals,
+   * mixed with demonstrations (STaR-style self-improvement; `expertIteration`).
    */
   algorithm: z.enum(['policy-gradient', 'expert-iteration']).default('policy-gradient'),
   expertIteration: expertIterationConfigSchema.default(expertIterationConfigSchema.parse({})),
