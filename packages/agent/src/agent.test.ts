@@ -46,11 +46,49 @@ describe('agent options', () => {
 });
 
 describe('plan revision schedule', () => {
+  const idle = { turns: [], plan: { current: null, stepsDone: 0, stepsDoneByTurn: [], askedAt: 0 } };
+
   it('revises every turn, every k turns or never', () => {
     const turns = [0, 1, 2, 3, 4, 5, 6];
-    expect(turns.filter((turn) => revisionDue({ mode: 'every_turn' }, turn))).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(turns.filter((turn) => revisionDue({ mode: 'every_k', k: 3 }, turn))).toEqual([3, 6]);
-    expect(turns.filter((turn) => revisionDue({ mode: 'never' }, turn))).toEqual([]);
+    expect(turns.filter((turn) => revisionDue({ mode: 'every_turn' }, turn, idle))).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
+    expect(turns.filter((turn) => revisionDue({ mode: 'every_k', k: 3 }, turn, idle))).toEqual([3, 6]);
+    expect(turns.filter((turn) => revisionDue({ mode: 'never' }, turn, idle))).toEqual([]);
+  });
+
+  it('revises on a stall: a refused action, a plan carried out, or k turns without a step done', () => {
+    const onStall = { mode: 'on_stall', turns: 2 } as const;
+    /**
+     * Before the action of turn `after.length`, where `after[t]` steps were done after turn t's
+     * action, a plan last asked for before turn `asked`.
+     */
+    const before = (after: number[], options: { asked?: number; refused?: boolean; steps?: number } = {}) =>
+      revisionDue(onStall, after.length, {
+        turns: after.map((_, t) => ({ valid: !(options.refused === true && t === after.length - 1) })),
+        plan: {
+          current: Array.from({ length: options.steps ?? 3 }, (_, i) => `step ${i + 1}`),
+          stepsDone: after.at(-1) ?? 0,
+          stepsDoneByTurn: [0, ...after.slice(0, -1)],
+          askedAt: options.asked ?? 0,
+        },
+      });
+    // Progress every turn: no revision.
+    expect(before([1])).toBe(false);
+    expect(before([1, 2])).toBe(false);
+    // Two turns without a step done, from the start or later on.
+    expect(before([0])).toBe(false);
+    expect(before([0, 0])).toBe(true);
+    expect(before([1, 1])).toBe(false);
+    expect(before([1, 1, 1])).toBe(true);
+    // ... but not within two turns of the last ask.
+    expect(before([1, 1, 1], { asked: 2 })).toBe(false);
+    expect(before([1, 1, 1, 1, 1], { asked: 2 })).toBe(true);
+    // A refused action, or every step carried out with the episode still going.
+    expect(before([1], { refused: true })).toBe(true);
+    expect(before([1, 2, 3])).toBe(true);
+    expect(before([1, 2], { steps: 2 })).toBe(true);
+    expect(before([1, 2, 2, 2], { steps: 2, asked: 3 })).toBe(false);
   });
 
   it('counts the steps before the highest step a thought names as carried out', () => {

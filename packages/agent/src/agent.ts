@@ -56,6 +56,12 @@ export const revisionSchema = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('every_turn') }),
   /** Before the actions of turns k, 2k, 3k, ... */
   z.object({ mode: z.literal('every_k'), k: z.number().int().positive() }),
+  /**
+   * When the env contradicts the plan in force: before the action of a turn after the last action
+   * was refused; or, at least `turns` turns after a plan was last asked for, when every step of the
+   * plan was carried out with the episode still going or the last `turns` turns carried out none.
+   */
+  z.object({ mode: z.literal('on_stall'), turns: z.number().int().positive().default(2) }),
   /** The first plan stays in force for the whole episode. */
   z.object({ mode: z.literal('never') }),
 ]);
@@ -162,10 +168,33 @@ export function createReActAgent(policy: Policy, options: AgentOptions = {}): Ag
   };
 }
 
-/** Whether an AdaPlan agent asks for a plan revision before the action of `turn` (turn 0 is the first plan). */
-export function revisionDue(revision: RevisionOptions, turn: number): boolean {
+/** What `revisionDue` reads of an episode: its turns so far and its plan's progress. */
+export interface RevisionView {
+  /** Whether each turn's action was accepted by the env. */
+  turns: readonly { valid: boolean }[];
+  plan: {
+    current: readonly string[] | null;
+    /** Plan steps carried out by now, and before each turn's action. */
+    stepsDone: number;
+    stepsDoneByTurn: readonly number[];
+    /** The turn before whose action a plan was last asked for. */
+    askedAt: number;
+  };
+}
+
+/**
+ * Whether an AdaPlan agent asks for a plan revision before the action of `turn` (turn 0 is the
+ * first plan); `on_stall` reads the episode.
+ */
+export function revisionDue(revision: RevisionOptions, turn: number, episode: RevisionView): boolean {
   if (turn === 0) return false;
   if (revision.mode === 'every_turn') return true;
   if (revision.mode === 'every_k') return turn % revision.k === 0;
-  return false;
+  if (revision.mode === 'never') return false;
+  const { plan, turns } = episode;
+  if (turns.at(-1)?.valid === false) return true;
+  if (turn - plan.askedAt < revision.turns) return false;
+  if (plan.current !== null && plan.stepsDone >= plan.current.length) return true;
+  // Steps done before the action `revision.turns` turns ago: none carried out since.
+  return plan.stepsDoneByTurn[turn - revision.turns] === plan.stepsDone;
 }

@@ -72,8 +72,13 @@ export const agentConfigSchema = strict({
   plan: z.enum(['free-text', 'steps']).default('free-text'),
   /** Compact prompt only: list the admissible commands in every message (the env template always does). */
   listActions: z.boolean().default(true),
-  /** AdaPlan: when the unexecuted part of the plan is rewritten (never in a `follow` stage, whose plans are given). */
-  planRevision: z.enum(['every-turn', 'never']).default('every-turn'),
+  /**
+   * AdaPlan: when the unexecuted part of the plan is rewritten (never in a `follow` stage, whose
+   * plans are given): `every-turn`; `on-stall`, when the env contradicts the plan in force (the last
+   * command refused, every step carried out with the episode going on, or two turns without a step
+   * done); or `never`.
+   */
+  planRevision: z.enum(['every-turn', 'on-stall', 'never']).default('every-turn'),
   /** Previous (action, observation) pairs kept in the prompt. */
   historyWindow: z.number().int().nonnegative().default(2),
   /** Penalty added to the reward of an episode per malformed turn. */

@@ -27,6 +27,13 @@ export function envOptionsFor(config: EnvCurriculum): Record<string, unknown> {
   return { ...config.env.options, maxSteps: config.env.maxSteps };
 }
 
+/** The agent's revision schedule for each `agent.planRevision`. */
+const REVISION_MODES: Record<EnvCurriculum['agent']['planRevision'], AgentOptions['revision']> = {
+  'every-turn': { mode: 'every_turn' },
+  'on-stall': { mode: 'on_stall', turns: 2 },
+  never: { mode: 'never' },
+};
+
 /**
  * Agent options for training (sampling at the configured temperature) or evaluation; with
  * `oraclePlans`, an evaluation played as stage 1 plays with `planSource: oracle` (the env oracle's
@@ -47,7 +54,7 @@ export function agentOptionsFor(
     formatError: { mode: 'penalty', penalty: -agent.formatErrorPenalty },
     maxPlanSteps: agent.maxPlanSteps,
     // Stage 1 learns to follow the plan it is given, so that plan stays in force.
-    revision: agent.planRevision === 'every-turn' && !follow ? { mode: 'every_turn' } : { mode: 'never' },
+    revision: follow ? { mode: 'never' } : REVISION_MODES[agent.planRevision],
     actionSpace: agent.actionSpace,
     ...(agent.plan === 'steps' ? { planSteps: planStepsOf(config, purpose.provider) } : {}),
     ...(agent.prompt === 'compact'

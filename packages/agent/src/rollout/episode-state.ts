@@ -49,6 +49,10 @@ export interface PlanState {
   executedSteps: number;
   /** The plan steps done before each turn's action. */
   stepsDoneByTurn: number[];
+  /** The turn before whose action a plan was last asked for (a revision may keep the plan as it was). */
+  askedAt: number;
+  /** The plan steps done by now, as the plan phase of the turn in progress found them. */
+  stepsDone: number;
 }
 
 /** The counts an episode's metadata reports. */
@@ -120,7 +124,7 @@ export function openEpisode(input: {
     current: start,
     observations: [start.observation],
     turns: [],
-    plan: { current: null, history: [], executedSteps: 0, stepsDoneByTurn: [] },
+    plan: { current: null, history: [], executedSteps: 0, stepsDoneByTurn: [], askedAt: 0, stepsDone: 0 },
     stepChecks: null,
     counts: {
       contextCuts: 0,

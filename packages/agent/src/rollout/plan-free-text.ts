@@ -30,9 +30,9 @@ export function freeTextPlans(input: Omit<Settings, 'samples'> & { samples?: Sam
   const { revision } = input.options;
   return {
     write: async (episodes, turn) =>
-      turn === 0 || revisionDue(revision, turn)
-        ? episodes.map((episode) => new FreeTextPlanWriter(settings, episode, turn))
-        : [],
+      episodes
+        .filter((episode) => turn === 0 || revisionDue(revision, turn, episode))
+        .map((episode) => new FreeTextPlanWriter(settings, episode, turn)),
     choose: onlyDraft,
   };
 }

@@ -12,8 +12,13 @@ export async function writePlans(
   live: readonly EpisodeState[],
   turn: number,
 ): Promise<void> {
+  // A revision on a stall reads how far each episode is through its plan.
+  if (context.agent.options.revision.mode === 'on_stall') {
+    for (const episode of live) episode.plan.stepsDone = context.strategies.progress.stepsDone(episode);
+  }
   const writers = await context.strategies.plan.write(live, turn);
   if (writers.length === 0) return;
+  for (const writer of writers) writer.episode.plan.askedAt = turn;
   await answerWriters(context, writers);
   // Writers come episode by episode: an episode's drafts are those of its run of writers.
   const written: WrittenPlans[] = [];

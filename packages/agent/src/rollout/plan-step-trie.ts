@@ -48,9 +48,9 @@ export function stepTriePlans(input: Omit<Settings, 'samples'> & { samples?: Sam
   };
   return {
     write: async (episodes, turn) =>
-      turn === 0 || revisionDue(options.revision, turn)
-        ? episodes.flatMap((episode) => writersOf(episode, turn))
-        : [],
+      episodes
+        .filter((episode) => turn === 0 || revisionDue(options.revision, turn, episode))
+        .flatMap((episode) => writersOf(episode, turn)),
     choose: onlyDraft,
   };
 }
