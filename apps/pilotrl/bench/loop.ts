@@ -27,13 +27,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { type CurriculumConfigInput, envCurricula, parseConfig } from '../src/config/curriculum-config';
 import { presets } from '../src/config/presets';
 import { createTfjsPolicy, tfjsOptionsOf, trainTokenizer } from '../src/policies/tfjs-backend';
-import { envProviderFor, runEnvsFor } from '../src/run/run-envs';
+import { envOptionsFor, envProviderFor, runEnvOf, runEnvsFor } from '../src/run/run-envs';
 import {
   agentOptionsFor,
   createAgent,
   demonstrationsFor,
   demonstrationTexts,
-  envOptionsFor,
   trainTasks,
 } from '../src/run/run-setup';
 
@@ -119,7 +118,8 @@ class Sections {
   readonly totals = new Map<string, { cpu: number; wall: number; calls: number }>();
   private readonly stack: { cpu: number; wall: number; childCpu: number; childWall: number }[] = [];
 
-  time<R>(label: string, run: () => R): R {
+  /** Runs `run`, its time counted under `label`, and counted as one call unless `call` is false. */
+  time<R>(label: string, run: () => R, call = true): R {
     const frame = { cpu: cpuNow(), wall: performance.now(), childCpu: 0, childWall: 0 };
     this.stack.push(frame);
     try {
@@ -131,7 +131,7 @@ class Sections {
       const entry = this.totals.get(label) ?? { cpu: 0, wall: 0, calls: 0 };
       entry.cpu += cpu - frame.childCpu;
       entry.wall += wall - frame.childWall;
-      entry.calls += 1;
+      if (call) entry.calls += 1;
       this.totals.set(label, entry);
       const parent = this.stack.at(-1);
       if (parent) {
@@ -263,7 +263,8 @@ function recordPasses(policy: TfjsPolicy, sections: Sections) {
   net.logits = (hidden) => {
     const last = passes.at(-1);
     if (last) last.rows += hidden.shape[0];
-    return sections.time('model', () => logits(hidden));
+    // The logits are part of the pass just counted.
+    return sections.time('model', () => logits(hidden), false);
   };
   const generate = policy.generate.bind(policy);
   policy.generate = (requests: readonly GenerateRequest[], options) => {
@@ -484,7 +485,10 @@ interface TorchGroup {
 }
 
 /** Writes the weights and every row's passes for torch_replay.py, runs it, and reads its timings by group. */
-function torchReplay(policies: Map<SizeName, TfjsPolicy>, rows: Row[]): Map<string, TorchGroup> | string {
+function torchReplay(
+  policies: Map<SizeName, TfjsPolicy>,
+  rows: Row[],
+): { groups: Map<string, TorchGroup>; matmulPerCpu: number } | string {
   if (!existsSync(python)) {
     return 'no PyTorch venv: python3 -m venv tooling/bench/.venv && tooling/bench/.venv/bin/pip install torch numpy';
   }
@@ -551,7 +555,7 @@ function torchReplay(policies: Map<SizeName, TfjsPolicy>, rows: Row[]): Map<stri
     console.log(
       `(PyTorch ${result.torch}, ${result.threads} threads; its 512x512 matmul: ${(result.matmul_flops_per_cpu_s / 1e9).toFixed(1)} GFLOP per CPU-s)`,
     );
-    return new Map(Object.entries(result.groups));
+    return { groups: new Map(Object.entries(result.groups)), matmulPerCpu: result.matmul_flops_per_cpu_s };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -588,7 +592,7 @@ console.log(
 
 // SFT data: the oracle's demonstrations as quick's agent renders them, as expert iteration trains them.
 const { env: sftConfig } = configOf('quick', 'steps');
-const { demonstrations } = await demonstrationsFor(sftConfig, envProviderFor(sftConfig), 24);
+const { demonstrations } = await demonstrationsFor(runEnvOf(sftConfig), 24);
 const datums = demonstrations.map((demo) =>
   sftDatum(tokenizer, { prompt: demo.messages, response: demo.reply }),
 );
@@ -602,6 +606,11 @@ for (const [size, policy] of policies) {
 }
 const envTable = await envRows();
 const torch = withTorch ? torchReplay(policies, rows) : 'skipped (--no-torch)';
+// The machine's limit: the faster of the two 512x512 matmul rates measured in this run.
+const limitRate = Math.max(rate.perCpu, typeof torch === 'string' ? 0 : torch.matmulPerCpu);
+console.log(
+  `(matmul limit: ${(limitRate / 1e9).toFixed(1)} GFLOP per CPU-s, ${limitRate === rate.perCpu ? `tfjs ${backend.choice}` : 'PyTorch'}'s rate)`,
+);
 if (typeof torch === 'string') console.log(`PyTorch peer: ${torch}`);
 
 console.log(
@@ -609,8 +618,8 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) {
-  const peer = typeof torch === 'string' ? undefined : torch.get(row.group!);
-  const limit = row.flops / rate.perCpu;
+  const peer = typeof torch === 'string' ? undefined : torch.groups.get(row.group!);
+  const limit = row.flops / limitRate;
   const check =
     peer?.maxHiddenDiff === null || peer === undefined
       ? ''

@@ -5,8 +5,8 @@
 import { createRandomPolicy, createVectorEnv, rollout } from '@pilotrl/agent';
 import { recordStepChecks } from '@pilotrl/rewards';
 import { envCurricula, parseConfig } from '../src/config/curriculum-config';
-import { envProviderFor } from '../src/run/run-envs';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../src/run/run-setup';
+import { runEnvOf } from '../src/run/run-envs';
+import { agentOptionsFor, createAgent } from '../src/run/run-setup';
 import { createStageScorer } from '../src/training/stage-rewards';
 
 const EPISODES = 64;
@@ -30,7 +30,8 @@ const [{ config }] = envCurricula(
     ],
   }),
 ) as [ReturnType<typeof envCurricula>[number]];
-const provider = envProviderFor(config);
+const env = runEnvOf(config);
+const { provider } = env;
 const stage = config.stages[0]!;
 const agent = createAgent(config, randomChooser, {
   ...agentOptionsFor(config, { stage, provider, temperature: 1 }),
@@ -38,8 +39,8 @@ const agent = createAgent(config, randomChooser, {
 });
 const tasks = await provider.tasks.tasks('train', { limit: EPISODES });
 const scorer = createStageScorer(config, stage, provider);
-const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: EPISODES });
-const replayEnv = provider.createEnv(envOptionsFor(config));
+const vectorEnv = createVectorEnv(env.createEnv, { size: EPISODES });
+const replayEnv = env.createEnv();
 
 console.log(`step checks of ${EPISODES} ALFWorld episodes (30 turns at most), ${ROUNDS} rounds`);
 const perEpisode = { 'in-loop': [] as number[], replay: [] as number[] };

@@ -32,7 +32,6 @@ import { readRunConfig } from '../run/run-dir';
 import { type RunEnv, runEnvsFor } from '../run/run-envs';
 import { loadRunPolicy } from '../run/run-policy';
 import { type EvalRecord, evalRecordOf } from '../run/run-records';
-import { envOptionsFor } from '../run/run-setup';
 import { turnZeroNotice } from '../training/turn-zero-notice';
 import type { CliIo } from './io';
 import { resolveConfig, withBackend } from './train';
@@ -262,7 +261,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
 
 /** Look-ahead plays candidates on copies of the env: an env that cannot copy itself is refused up front. */
 async function checkCopiesState(env: RunEnv): Promise<void> {
-  const probe = env.provider.createEnv(envOptionsFor(env.config));
+  const probe = env.createEnv();
   const copyable = canCopyState(probe);
   await probe.close?.();
   if (!copyable) {

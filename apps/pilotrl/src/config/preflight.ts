@@ -4,15 +4,17 @@
 import { createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, canCheckSteps, type Policy, type TextEnv } from '@pilotrl/core';
 import type { EnvProvider } from '../plugins/registry';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
+import type { RunEnv } from '../run/run-envs';
+import { agentOptionsFor, createAgent } from '../run/run-setup';
 import type { EnvCurriculum } from './curriculum-config';
 import { policyContextLength } from './policy-config';
 
 /** The env's own error for options it does not take, and a config error for an unknown split. */
-export async function checkEnvAndSplits(config: EnvCurriculum, provider: EnvProvider): Promise<void> {
+export async function checkEnvAndSplits(runEnv: RunEnv): Promise<void> {
+  const { config, provider } = runEnv;
   let env: ReturnType<EnvProvider['createEnv']>;
   try {
-    env = provider.createEnv(envOptionsFor(config));
+    env = runEnv.createEnv();
   } catch (error) {
     throw new ConfigError(`env.options: env "${provider.envId}" refuses them: ${(error as Error).message}`, {
       cause: error,
@@ -63,15 +65,12 @@ async function checkStepChecks(config: EnvCurriculum, provider: EnvProvider, env
 }
 
 /** Plays the agent's first turn on the first train task and refuses a context that cannot hold its prompt. */
-export async function checkFirstPromptFits(
-  config: EnvCurriculum,
-  provider: EnvProvider,
-  policy: Policy,
-): Promise<void> {
+export async function checkFirstPromptFits(runEnv: RunEnv, policy: Policy): Promise<void> {
+  const { config, provider } = runEnv;
   const [task] = await provider.tasks.tasks('train', { offset: 0, limit: 1 });
   if (task === undefined) return;
   const options = { ...agentOptionsFor(config, { provider, temperature: 0 }), maxTurns: 1 };
-  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 1 });
+  const vectorEnv = createVectorEnv(runEnv.createEnv, { size: 1 });
   try {
     const [episode] = await rollout(
       createAgent(config, policy, options),

@@ -3,7 +3,7 @@ import { ConfigError } from '@pilotrl/core';
 import { createScriptedPolicy } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { runEnvsFor } from '../run/run-envs';
-import { agentOptionsFor, envOptionsFor } from '../run/run-setup';
+import { agentOptionsFor } from '../run/run-setup';
 import { oneJointStage } from '../tiny-corridor.testing';
 import { parseConfig } from './curriculum-config';
 import { checkSearchFitsConfig, checkSearchFitsPolicy, parseSearchFlags, searchFor } from './search-options';
@@ -103,9 +103,7 @@ describe('searchFor', () => {
       contextTokens: 8192,
     });
     const play = async (search?: TestTimeSearch) => {
-      const vectorEnv = createVectorEnv(() => env!.provider.createEnv(envOptionsFor(env!.config)), {
-        size: 4,
-      });
+      const vectorEnv = createVectorEnv(env!.createEnv, { size: 4 });
       const report = await evaluate(agent, { taskSource: env!.provider.tasks, vectorEnv }, 'valid_seen', {
         limit: 16,
         ...(search === undefined ? {} : { search }),

@@ -14,8 +14,9 @@ import { ConfigError, canCheckSteps, type Episode, formatPercent, type Policy } 
 import type { EnvCurriculum } from '../config/curriculum-config';
 import type { EnvProvider } from '../plugins/registry';
 import { cpuMark, cpuSecondsSince } from '../run/cpu-time';
+import type { RunEnv } from '../run/run-envs';
 import { type EvalRecord, evalRecordOf, splitFigures } from '../run/run-records';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
+import { agentOptionsFor, createAgent } from '../run/run-setup';
 import { createPlanJudging, type PlanJudging } from '../training/stage-rewards';
 import { diagnosticsSummary } from './eval-diagnostics';
 
@@ -35,14 +36,14 @@ export interface EvalOptions {
 
 /** Plays each split with the current weights and summarises it as eval records. */
 export async function evaluateSplits(
-  config: EnvCurriculum,
-  provider: EnvProvider,
+  env: RunEnv,
   policy: { sampler(): Policy } | Policy,
   options: EvalOptions,
   judging: PlanJudging | undefined,
   where: { step: number; phase: string; env?: string },
   hooks: RolloutHooks = {},
 ): Promise<{ records: EvalRecord[]; episodes: Episode[] }> {
+  const { config, provider } = env;
   const sampler = 'sampler' in policy ? policy.sampler() : policy;
   const adaplan = config.agent.paradigm === 'adaplan';
   const agentFor = (oraclePlans: boolean) =>
@@ -55,12 +56,11 @@ export async function evaluateSplits(
   // A ReAct env of a mixture has no plan to be given.
   const oracleAgent = options.oraclePlan === true && adaplan ? agentFor(true) : undefined;
   // Plans in the env's plan-step vocabulary are steps its checks can follow; free text is not.
-  const recordStepChecks =
-    adaplan && config.agent.plan === 'steps' && (await offersStepChecks(config, provider));
+  const recordStepChecks = adaplan && config.agent.plan === 'steps' && (await offersStepChecks(env));
   const records: EvalRecord[] = [];
   const episodes: Episode[] = [];
   for (const split of options.splits) {
-    const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), {
+    const vectorEnv = createVectorEnv(env.createEnv, {
       size: Math.min(options.episodes, 32),
     });
     const play = (player: Agent, runId: string, search: TestTimeSearch | undefined, heard: RolloutHooks) =>
@@ -111,8 +111,8 @@ export async function evaluateSplits(
 }
 
 /** Whether the env offers step checks, asked of one env made with the curriculum's options. */
-async function offersStepChecks(config: EnvCurriculum, provider: EnvProvider): Promise<boolean> {
-  const probe = provider.createEnv(envOptionsFor(config));
+async function offersStepChecks(env: RunEnv): Promise<boolean> {
+  const probe = env.createEnv();
   try {
     return canCheckSteps(probe);
   } finally {
@@ -147,7 +147,7 @@ function checkOraclePlans(envs: readonly { id: string; config: EnvCurriculum; pr
  * mixture's with the env they belong to, env by env.
  */
 export async function evaluateEnvs(
-  envs: readonly { id: string; config: EnvCurriculum; provider: EnvProvider; judging?: PlanJudging }[],
+  envs: readonly (RunEnv & { judging?: PlanJudging })[],
   policy: { sampler(): Policy } | Policy,
   options: EvalOptions,
   where: { step: number; phase: string },
@@ -158,8 +158,7 @@ export async function evaluateEnvs(
   const episodes: Episode[] = [];
   for (const env of envs) {
     const played = await evaluateSplits(
-      env.config,
-      env.provider,
+      env,
       policy,
       options,
       env.judging,

@@ -1,7 +1,7 @@
 // The envs a run trains on: one, or a mixture of several with weights, each with its provider and
 // the curriculum as it plays it (its env section and agent). A mixture shares the training tasks,
 // demonstrations and tokenizer corpus out by weight and reports success per env.
-import { type Episode, mean, type Rng } from '@pilotrl/core';
+import { type Episode, mean, type Rng, type TextEnv } from '@pilotrl/core';
 import { type CurriculumConfig, type EnvCurriculum, envCurricula } from '../config/curriculum-config';
 import { type EnvProvider, envProviders } from '../plugins/registry';
 
@@ -13,14 +13,36 @@ export interface RunEnv {
   /** The curriculum as this env plays it. */
   config: EnvCurriculum;
   provider: EnvProvider;
+  /** The options every env of the run is made with (the env section's, and its step limit), resolved once. */
+  envOptions: Readonly<Record<string, unknown>>;
+  /** A fresh env made with `envOptions`. */
+  createEnv(): TextEnv;
 }
 
 export function envProviderFor(config: EnvCurriculum): EnvProvider {
   return envProviders.get(config.env.id)(config.env.options);
 }
 
+/** The env options of a curriculum as its env plays it: the env section's, and its step limit. */
+export function envOptionsFor(config: EnvCurriculum): Record<string, unknown> {
+  return { ...config.env.options, maxSteps: config.env.maxSteps };
+}
+
+/** One env of a run: its curriculum, provider and env options, resolved once. */
+export function runEnvOf(
+  config: EnvCurriculum,
+  {
+    id = config.env.id,
+    weight = 1,
+    provider = envProviderFor(config),
+  }: Partial<Pick<RunEnv, 'id' | 'weight' | 'provider'>> = {},
+): RunEnv {
+  const envOptions = Object.freeze(envOptionsFor(config));
+  return { id, weight, config, provider, envOptions, createEnv: () => provider.createEnv({ ...envOptions }) };
+}
+
 export function runEnvsFor(config: CurriculumConfig): RunEnv[] {
-  return envCurricula(config).map((env) => ({ ...env, provider: envProviderFor(env.config) }));
+  return envCurricula(config).map(({ id, weight, config: env }) => runEnvOf(env, { id, weight }));
 }
 
 /**

@@ -23,10 +23,6 @@ import { llmPlanProvider } from '../training/llm-plans';
 import { compactPromptTemplate } from './compact-template';
 import { type RunEnv, shareByWeight } from './run-envs';
 
-export function envOptionsFor(config: EnvCurriculum): Record<string, unknown> {
-  return { ...config.env.options, maxSteps: config.env.maxSteps };
-}
-
 /** The agent's revision schedule for each `agent.planRevision`. */
 const REVISION_MODES: Record<EnvCurriculum['agent']['planRevision'], AgentOptions['revision']> = {
   'every-turn': { mode: 'every_turn' },
@@ -129,8 +125,7 @@ export function trainTasks(config: EnvCurriculum, provider: EnvProvider, count: 
 }
 
 export async function demonstrationsFor(
-  config: EnvCurriculum,
-  provider: EnvProvider,
+  { config, provider, envOptions }: RunEnv,
   count: number,
   tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>,
 ): Promise<{ demonstrations: Demonstration[]; won: number; tasks: number }> {
@@ -147,7 +142,7 @@ export async function demonstrationsFor(
     tasks,
     paradigm: config.agent.paradigm,
     agentOptions: { ...options, planSource: { kind: 'policy' } },
-    envOptions: envOptionsFor(config),
+    envOptions: { ...envOptions },
     ...(tokens === undefined ? {} : { tokens }),
     ...(searching ? { demonstrator: provider.demonstrator } : {}),
   });
@@ -166,7 +161,7 @@ export async function runDemonstrations(
   const shares = shareByWeight(count, envs);
   const played = [];
   for (const [index, env] of envs.entries()) {
-    played.push({ env, ...(await demonstrationsFor(env.config, env.provider, shares[index]!, tokens)) });
+    played.push({ env, ...(await demonstrationsFor(env, shares[index]!, tokens)) });
   }
   return played;
 }

@@ -21,13 +21,13 @@ export async function startRun(
   dataHashes: Record<string, string>;
 }> {
   const envs = runEnvsFor(config);
-  for (const env of envs) await checkEnvAndSplits(env.config, env.provider);
+  for (const env of envs) await checkEnvAndSplits(env);
   const { policy, dataHashes } =
     config.policy.init === undefined
       ? await createRunPolicy(config, envs, log)
       : { policy: await loadRunPolicy(config, config.policy.init), dataHashes: {} };
   try {
-    for (const env of envs) await checkFirstPromptFits(env.config, env.provider, policy.sampler());
+    for (const env of envs) await checkFirstPromptFits(env, policy.sampler());
   } catch (error) {
     policy.dispose();
     throw error;

@@ -4,8 +4,8 @@ import { createRandomPolicy, createVectorEnv, rollout } from '@pilotrl/agent';
 import type { Episode } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { envCurricula, parseConfig } from '../config/curriculum-config';
-import { envProviderFor } from '../run/run-envs';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
+import { runEnvOf } from '../run/run-envs';
+import { agentOptionsFor, createAgent } from '../run/run-setup';
 import { oneJointStage } from '../tiny-corridor.testing';
 import { preferredEpisodes } from './expert-iteration-phase';
 import { createStageScorer } from './stage-rewards';
@@ -31,13 +31,14 @@ const configWith = (rewards: Record<string, number>) =>
 
 async function playRandomly(): Promise<Episode[]> {
   const config = configWith({ outcome: 1 });
-  const provider = envProviderFor(config);
+  const env = runEnvOf(config);
+  const { provider } = env;
   const agent = createAgent(
     config,
     createRandomPolicy({ seed: 3 }),
     agentOptionsFor(config, { provider, temperature: 1 }),
   );
-  const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 64 });
+  const vectorEnv = createVectorEnv(env.createEnv, { size: 64 });
   const tasks = await provider.tasks.tasks('train', { limit: 8 });
   const episodes = await rollout(agent, vectorEnv, { envId: provider.envId, tasks, groupSize: 8, seed: 7 });
   await vectorEnv.close();
@@ -48,7 +49,7 @@ async function keptUnder(rewards: Record<string, number>, played: readonly Episo
   const config = configWith(rewards);
   const stage = config.stages[0]!;
   const episodes = structuredClone(played) as Episode[];
-  await createStageScorer(config, stage, envProviderFor(config)).score(episodes);
+  await createStageScorer(config, stage, runEnvOf(config).provider).score(episodes);
   return preferredEpisodes(stage, episodes).map(({ episode, weight }) => ({ id: episode.id, weight }));
 }
 

@@ -13,7 +13,7 @@ import {
   type WeightedEpisode,
 } from '@pilotrl/optim';
 import type { StageConfig } from '../config/curriculum-config';
-import { envOptionsFor, runDemonstrations } from '../run/run-setup';
+import { runDemonstrations } from '../run/run-setup';
 import { replayWhole } from './demonstrations';
 import type { Phase } from './phase-plan';
 import type { PhaseRunner, RunContext } from './phase-runner';
@@ -29,8 +29,8 @@ export async function expertIterationRunner(context: RunContext, phase: Phase): 
     envs.map((env) => [
       env,
       {
-        replayEnv: createVectorEnv(() => env.provider.createEnv(envOptionsFor(env.config)), { size: 1 }),
-        relabelEnv: env.provider.createEnv(envOptionsFor(env.config)),
+        replayEnv: createVectorEnv(env.createEnv, { size: 1 }),
+        relabelEnv: env.createEnv(),
       },
     ]),
   );

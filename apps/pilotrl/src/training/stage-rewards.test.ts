@@ -4,8 +4,8 @@ import { createVectorEnv, rollout } from '@pilotrl/agent';
 import type { GenerateRequest, GenerateResult, Policy } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { envCurricula, parseConfig } from '../config/curriculum-config';
-import { envProviderFor } from '../run/run-envs';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
+import { runEnvOf } from '../run/run-envs';
+import { agentOptionsFor, createAgent } from '../run/run-setup';
 import { oneJointStage } from '../tiny-corridor.testing';
 import { createStageScorer } from './stage-rewards';
 
@@ -34,9 +34,10 @@ describe('stage rewards', () => {
         stages: [oneJointStage],
       }),
     ) as [ReturnType<typeof envCurricula>[number]];
-    const provider = envProviderFor(config);
+    const env = runEnvOf(config);
+    const { provider } = env;
     const agent = createAgent(config, rambling, agentOptionsFor(config, { provider, temperature: 1 }));
-    const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: 1 });
+    const vectorEnv = createVectorEnv(env.createEnv, { size: 1 });
     const tasks = await provider.tasks.tasks('train', { limit: 1 });
     const episodes = await rollout(agent, vectorEnv, { envId: provider.envId, tasks });
     await vectorEnv.close();

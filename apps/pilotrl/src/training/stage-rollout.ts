@@ -6,7 +6,7 @@ import { type Agent, createVectorEnv, rollout } from '@pilotrl/agent';
 import { ConfigError, type Episode, type Rng, type TaskRef } from '@pilotrl/core';
 import { oracleSolution } from '../plugins/registry';
 import { drawEnvCounts, perEnvMetrics, type RunEnv } from '../run/run-envs';
-import { agentOptionsFor, createAgent, envOptionsFor } from '../run/run-setup';
+import { agentOptionsFor, createAgent } from '../run/run-setup';
 import { episodeMetrics } from './phase-metrics';
 import type { Phase } from './phase-plan';
 import type { RunContext } from './phase-runner';
@@ -35,10 +35,14 @@ export function createStageRollouts(
   const stage = phase.stage!;
   // Stage 1 hands an AdaPlan agent the oracle's plan of each task it plays.
   const followsOracle = stage.kind === 'follow' && stage.planSource === 'oracle';
+  // Each env's settings enter the agent once per stage: its options, env and scorer.
   const players = envs.map((env) => ({
     env,
-    vectorEnv: createVectorEnv(() => env.provider.createEnv(envOptionsFor(env.config)), {
-      size: stage.tasksPerIteration * stage.groupSize,
+    vectorEnv: createVectorEnv(env.createEnv, { size: stage.tasksPerIteration * stage.groupSize }),
+    agentOptions: agentOptionsFor(env.config, {
+      stage,
+      provider: env.provider,
+      temperature: env.config.agent.temperature,
     }),
     scorer: createStageScorer(env.config, stage, env.provider),
   }));
@@ -53,7 +57,7 @@ export function createStageRollouts(
       const played: StageRollout['played'] = [];
       let rolloutSeconds = 0;
       const scores: { score: number; episodes: number }[] = [];
-      for (const [index, { env, vectorEnv, scorer }] of players.entries()) {
+      for (const [index, { env, vectorEnv, agentOptions, scorer }] of players.entries()) {
         if (counts[index] === 0) continue;
         const started = Date.now();
         const tasks = await drawTrainingTasks(
@@ -62,15 +66,8 @@ export function createStageRollouts(
           counts[index]!,
           followsOracle && env.config.agent.paradigm === 'adaplan',
         );
-        const agent = createAgent(
-          env.config,
-          policy.sampler(),
-          agentOptionsFor(env.config, {
-            stage,
-            provider: env.provider,
-            temperature: env.config.agent.temperature,
-          }),
-        );
+        // A sampler on this iteration's weights.
+        const agent = createAgent(env.config, policy.sampler(), agentOptions);
         const episodes = await rollout(
           agent,
           vectorEnv,

@@ -30,7 +30,7 @@ import { type CurriculumConfigInput, parseConfig } from '../config/curriculum-co
 import { checkEnvAndSplits } from '../config/preflight';
 import type { EnvProvider } from '../plugins/registry';
 import { readJsonl } from '../run/jsonl';
-import { runEnvsFor } from '../run/run-envs';
+import { runEnvOf, runEnvsFor } from '../run/run-envs';
 import { spawnPilotrl } from '../tiny-corridor.testing';
 
 const stage = {
@@ -62,13 +62,13 @@ describe('step_pass and loop_penalty in a curriculum config', () => {
 
   it('refuses, before the run starts, an env that cannot check plan steps, naming it', async () => {
     const [corridor] = runEnvsFor(config({ env: { id: 'testkit/corridor', maxSteps: 4 } }));
-    const refusal = checkEnvAndSplits(corridor!.config, corridor!.provider);
+    const refusal = checkEnvAndSplits(corridor!);
     await expect(refusal).rejects.toThrow(ConfigError);
     await expect(refusal).rejects.toThrow(
       /stages\[0\]\.rewards\.step_pass: env "testkit\/corridor" cannot check plan steps against its state/,
     );
     const [alfworld] = runEnvsFor(config({ eval: { splits: ['valid_seen'] } }));
-    await expect(checkEnvAndSplits(alfworld!.config, alfworld!.provider)).resolves.toBeUndefined();
+    await expect(checkEnvAndSplits(alfworld!)).resolves.toBeUndefined();
   });
 
   it('refuses an env whose own plan-step vocabulary has a step it cannot check', async () => {
@@ -84,7 +84,7 @@ describe('step_pass and loop_penalty in a curriculum config', () => {
         }),
       planSteps: { steps: () => ['go east', 'go west'], executes: () => false },
     };
-    await expect(checkEnvAndSplits(corridor!.config, partlyChecking)).rejects.toThrow(
+    await expect(checkEnvAndSplits(runEnvOf(corridor!.config, { provider: partlyChecking }))).rejects.toThrow(
       /env "testkit\/corridor" cannot check the plan step "go west" of its own vocabulary: only "go east" is checked/,
     );
   });
