@@ -88,3 +88,19 @@ export async function checkFirstPromptFits(runEnv: RunEnv, policy: Policy): Prom
     await vectorEnv.close();
   }
 }
+
+/** `eval.oraclePlan` needs an AdaPlan agent and an env oracle to give it plans. */
+export function checkOraclePlans(envs: readonly Pick<RunEnv, 'id' | 'config' | 'provider'>[]): void {
+  const planned = envs.filter((env) => env.config.agent.paradigm === 'adaplan');
+  if (planned.length === 0) {
+    throw new ConfigError(
+      "eval.oraclePlan gives an AdaPlan agent the oracle's plan, and this run's agents are ReAct; set agent.paradigm: adaplan or drop eval.oraclePlan",
+    );
+  }
+  const unplanned = planned.find((env) => env.provider.tasks.oracle === undefined);
+  if (unplanned !== undefined) {
+    throw new ConfigError(
+      `eval.oraclePlan: env "${unplanned.id}" has no oracle to give plans; drop eval.oraclePlan`,
+    );
+  }
+}

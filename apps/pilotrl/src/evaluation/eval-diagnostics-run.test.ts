@@ -2,7 +2,7 @@
 // vocabulary records the step checks the plan-follow rate is read from and plays the split again
 // with the oracle's plans; a tiny training run writes the figures to evals.jsonl, its eval lines and
 // its report.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRandomPolicy } from '@pilotrl/agent';
@@ -80,6 +80,16 @@ describe('an evaluation with diagnostics', () => {
         { step: 0, phase: 'eval' },
       ),
     ).rejects.toThrow(/^eval\.oraclePlan gives an AdaPlan agent the oracle's plan/);
+  });
+
+  it('refuses eval.oraclePlan for ReAct agents before a run trains anything', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'pilotrl-diagnostics-')), 'run');
+    const config = tinyCorridorConfig(1, {
+      agent: { paradigm: 'react' },
+      eval: { episodes: 1, splits: ['valid_unseen'], oraclePlan: true },
+    });
+    await expect(train(config, { out })).rejects.toThrow(/^eval\.oraclePlan gives an AdaPlan agent/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('is written by a training run to evals.jsonl, its eval lines and its report', async () => {

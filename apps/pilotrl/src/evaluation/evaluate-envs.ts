@@ -10,8 +10,9 @@ import {
   type RolloutHooks,
   type TestTimeSearch,
 } from '@pilotrl/agent';
-import { ConfigError, canCheckSteps, type Episode, formatPercent, type Policy } from '@pilotrl/core';
+import { canCheckSteps, type Episode, formatPercent, type Policy } from '@pilotrl/core';
 import type { EnvCurriculum } from '../config/curriculum-config';
+import { checkOraclePlans } from '../config/preflight';
 import type { EnvProvider } from '../plugins/registry';
 import { cpuMark, cpuSecondsSince } from '../run/cpu-time';
 import type { RunEnv } from '../run/run-envs';
@@ -124,22 +125,6 @@ async function offersStepChecks(env: RunEnv): Promise<boolean> {
 function oraclePlanFigures(report: EvalReport): NonNullable<EvalRecord['oraclePlan']> {
   const { success, meanSteps, formatErrorRate, diagnostics } = splitFigures(report.episodeRecords);
   return { success, meanSteps, formatErrorRate, diagnostics };
-}
-
-/** `eval.oraclePlan` needs an AdaPlan agent and an env oracle to give it plans. */
-function checkOraclePlans(envs: readonly { id: string; config: EnvCurriculum; provider: EnvProvider }[]) {
-  const planned = envs.filter((env) => env.config.agent.paradigm === 'adaplan');
-  if (planned.length === 0) {
-    throw new ConfigError(
-      "eval.oraclePlan gives an AdaPlan agent the oracle's plan, and this run's agents are ReAct; set agent.paradigm: adaplan or drop eval.oraclePlan",
-    );
-  }
-  const unplanned = planned.find((env) => env.provider.tasks.oracle === undefined);
-  if (unplanned !== undefined) {
-    throw new ConfigError(
-      `eval.oraclePlan: env "${unplanned.id}" has no oracle to give plans; drop eval.oraclePlan`,
-    );
-  }
 }
 
 /**

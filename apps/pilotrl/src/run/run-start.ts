@@ -2,7 +2,7 @@
 // or those of an interrupted run with the trainer state of its latest checkpoint.
 
 import type { CurriculumConfig } from '../config/curriculum-config';
-import { checkEnvAndSplits, checkFirstPromptFits } from '../config/preflight';
+import { checkEnvAndSplits, checkFirstPromptFits, checkOraclePlans } from '../config/preflight';
 import { latestCheckpoint, readTrainerState, type TrainerState } from './checkpoint';
 import { runPaths } from './run-dir';
 import { type RunEnv, runEnvsFor } from './run-envs';
@@ -22,6 +22,8 @@ export async function startRun(
 }> {
   const envs = runEnvsFor(config);
   for (const env of envs) await checkEnvAndSplits(env);
+  // Before anything is trained: the first evaluation would refuse it only after the SFT.
+  if (config.eval.oraclePlan) checkOraclePlans(envs);
   const { policy, dataHashes } =
     config.policy.init === undefined
       ? await createRunPolicy(config, envs, log)
