@@ -18,10 +18,12 @@ import {
 } from '@pilotrl/core';
 import { z } from 'zod';
 import { GameEngine } from './engine';
+import { type CachedGame, sharedGameCache } from './game-cache';
 import { compileScene } from './game-file';
+import { generateScene } from './generator';
 import { loadGame } from './loaders';
 import { cannotCheckAlfworldStep, checkAlfworldStep } from './step-checks';
-import { generatedTask, generatedTaskId, sceneOfTaskId } from './task-source';
+import { generatedTask, generatedTaskId, generatedTaskOfId } from './task-source';
 
 export const alfworldEnvConfigSchema = z.strictObject({
   /** Steps (valid or not) after which an unfinished episode is truncated; ALFWorld uses 50. */
@@ -36,8 +38,12 @@ export const alfworldEnvConfigSchema = z.strictObject({
   dataDir: z.string().optional(),
   /** Generated split used when `reset` gets only a seed (the seed is the task index). */
   split: z.enum(['train', 'valid_seen', 'valid_unseen']).default('train'),
-  /** Compiled games kept in memory, for envs that revisit tasks. */
-  cacheSize: z.number().int().positive().default(32),
+  /**
+   * Compiled games kept in memory (least recently used dropped first), shared by every env of the
+   * process configured with the same size; each episode still plays on its own engine. 0 compiles
+   * the game at every reset.
+   */
+  cacheSize: z.number().int().nonnegative().default(64),
 });
 export type AlfworldEnvConfig = z.input<typeof alfworldEnvConfigSchema>;
 
@@ -55,10 +61,6 @@ export const ALFWORLD_ENV_ID = 'alfworld';
 export class AlfworldEnv implements CopyableEnv, StepChecks {
   readonly envId = ALFWORLD_ENV_ID;
   private readonly config: z.output<typeof alfworldEnvConfigSchema>;
-  private readonly cache = new Map<
-    string,
-    { engine: GameEngine; task: string; taskType: string | undefined }
-  >();
   private episode: Episode | undefined;
 
   constructor(config: AlfworldEnvConfig = {}) {
@@ -74,11 +76,12 @@ export class AlfworldEnv implements CopyableEnv, StepChecks {
         return generatedTaskId(floorPlan, trial);
       })();
     const loaded = this.load(taskId);
-    const observation = loaded.engine.reset();
-    const won = loaded.engine.won();
-    const last = this.result(observation, loaded.engine, won, true, false, taskId, loaded);
+    const engine = new GameEngine(loaded.game);
+    const observation = engine.reset();
+    const won = engine.won();
+    const last = this.result(observation, engine, won, true, false, taskId, loaded);
     this.episode = {
-      engine: loaded.engine,
+      engine,
       taskId,
       task: loaded.task,
       taskType: loaded.taskType,
@@ -124,7 +127,6 @@ export class AlfworldEnv implements CopyableEnv, StepChecks {
 
   async close(): Promise<void> {
     this.episode = undefined;
-    this.cache.clear();
   }
 
   private result(
@@ -148,28 +150,22 @@ export class AlfworldEnv implements CopyableEnv, StepChecks {
     };
   }
 
-  private load(taskId: string) {
-    const cached = this.cache.get(taskId);
-    if (cached !== undefined) {
-      this.cache.delete(taskId);
-      this.cache.set(taskId, cached);
-      return cached;
+  /** The task's compiled game, keyed by all it depends on: the dialect and the id or trial path. */
+  private load(taskId: string): CachedGame {
+    const { cacheSize, dataDir, dialect } = this.config;
+    const cache = sharedGameCache(cacheSize);
+    const generated = generatedTaskOfId(taskId);
+    if (generated !== undefined) {
+      return cache.get(`${dialect} ${taskId}`, () => {
+        const scene = generateScene(generated);
+        return { game: compileScene(scene, dialect), task: scene.task.sentence, taskType: scene.task.type };
+      });
     }
-    const scene = sceneOfTaskId(taskId);
-    let entry: { engine: GameEngine; task: string; taskType: string | undefined };
-    if (scene !== undefined) {
-      entry = {
-        engine: new GameEngine(compileScene(scene, this.config.dialect)),
-        task: scene.task.sentence,
-        taskType: scene.task.type,
-      };
-    } else {
-      const loaded = loadGame(trialPath(this.config.dataDir, taskId), { dialect: this.config.dialect });
-      entry = { engine: new GameEngine(loaded.game), task: loaded.task, taskType: loaded.taskType };
-    }
-    this.cache.set(taskId, entry);
-    if (this.cache.size > this.config.cacheSize) this.cache.delete(this.cache.keys().next().value!);
-    return entry;
+    const path = trialPath(dataDir, taskId);
+    return cache.get(`${dialect} ${path}`, () => {
+      const loaded = loadGame(path, { dialect });
+      return { game: loaded.game, task: loaded.task, taskType: loaded.taskType };
+    });
   }
 }
 

@@ -41,11 +41,17 @@ export function generatedTaskId(floorPlan: number, trial: number): string {
   return `gen/${floorPlan}/${trial}`;
 }
 
-/** The scene of a generated task id, or undefined when the id is not one. */
-export function sceneOfTaskId(taskId: string): Scene | undefined {
+/** The floor plan and trial a generated task id names, or undefined when the id is not one. */
+export function generatedTaskOfId(taskId: string): { floorPlan: number; trial: number } | undefined {
   const match = /^gen\/(\d+)\/(\d+)$/.exec(taskId);
   if (match === null) return undefined;
-  return generateScene({ floorPlan: Number(match[1]), trial: Number(match[2]) });
+  return { floorPlan: Number(match[1]), trial: Number(match[2]) };
+}
+
+/** The scene of a generated task id, or undefined when the id is not one. */
+export function sceneOfTaskId(taskId: string): Scene | undefined {
+  const task = generatedTaskOfId(taskId);
+  return task === undefined ? undefined : generateScene(task);
 }
 
 export function createGeneratedTaskSource(options: { dialect?: Dialect } = {}): TaskSource {
