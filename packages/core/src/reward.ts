@@ -27,6 +27,24 @@ export const judgeInputSchema = z.object({
   /** Ground truth from the env's oracle, when available. */
   reference: z.object({ plan: planSchema, actions: z.array(z.string()) }).optional(),
   envId: z.string().optional(),
+  /**
+   * The step of an episode the plan is judged at (PilotRL's per-step judge): the plan above is the
+   * one in force before this step's action. Absent when the plan is judged on its own.
+   */
+  step: z
+    .object({
+      /** The turn's index in the episode. */
+      index: z.number().int().nonnegative(),
+      /** The command sent to the env, or null when the model's output did not parse. */
+      action: z.string().nullable(),
+      /** What the env answered to the action; absent when nothing was recorded (the last turn). */
+      feedback: z.string().optional(),
+      /** The plan step the agent was on (0-based; the plan's length once every step is done). */
+      planStep: z.number().int().nonnegative().optional(),
+      /** Whether the env's step check found that this action carried out that step, where it checked. */
+      planStepDone: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type JudgeInput = z.infer<typeof judgeInputSchema>;
 

@@ -3,7 +3,12 @@ export { createFormatReward } from './format';
 export { detectInstructionInjection, INJECTION_FLAG } from './injection';
 export { createInvalidActionPenalty } from './invalid-action';
 export { judgeRegistry } from './judge-registry';
-export { createJudgeReward, type JudgeRewardHooks, judgeRewardOptionsSchema } from './judge-reward';
+export {
+  createJudgeReward,
+  type JudgeRewardHooks,
+  judgeRewardOptionsSchema,
+  perStepJudgeInputs,
+} from './judge-reward';
 export {
   createLlmJudge,
   INVALID_OUTPUT_FLAG,

@@ -2,7 +2,7 @@ import { episodeRecord, planRevision } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
 import { composeRewards } from './compose-rewards';
 import { detectInstructionInjection } from './injection';
-import { createJudgeReward } from './judge-reward';
+import { createJudgeReward, perStepJudgeInputs } from './judge-reward';
 import { createOutcomeReward } from './outcome';
 import { createReferenceJudge } from './reference-judge';
 
@@ -67,6 +67,34 @@ describe('judge reward (stage 2)', () => {
     expect(perStep.plan_quality).toBe(((1 + 5 * 3) / 4 - 1) / 4);
     const first = await createJudgeReward({ judge }, { plan: 'first' }).compute(played);
     expect(first.judge_correctness).toBe(1);
+  });
+
+  it("gives the per-step judge each turn with its action, the env's answer and the step checks", async () => {
+    const played = episodeRecord(['take tomato', 'take onion', null], {
+      planHistory: [planRevision(['take tomato', 'take onion'], 'policy', 0)],
+      stepChecks: { passed: [{ step: 'take tomato', position: 0, turn: 0 }], planSteps: 2 },
+      metadata: { finalObservation: 'Nothing happens.' },
+    });
+    const inputs = perStepJudgeInputs(played, reference);
+    expect(inputs.map((input) => input.step)).toEqual([
+      { index: 0, action: 'take tomato', feedback: 'observation 1', planStep: 0, planStepDone: true },
+      { index: 1, action: 'take onion', feedback: 'observation 2', planStep: 1, planStepDone: false },
+      { index: 2, action: null, feedback: 'Nothing happens.', planStep: 1, planStepDone: false },
+    ]);
+    expect(inputs[0]).toMatchObject({
+      plan: ['take tomato', 'take onion'],
+      observation: 'observation 0',
+      reference,
+    });
+    // Without step checks the judge matches actions to the plan in words.
+    const unchecked = perStepJudgeInputs({ ...played, stepChecks: undefined });
+    expect(unchecked[1]!.step).toEqual({ index: 1, action: 'take onion', feedback: 'observation 2' });
+    // A step that did nothing costs the plan's per-step score.
+    const judged = await createJudgeReward(
+      { judge: createReferenceJudge(), reference: () => reference },
+      { plan: 'per-step' },
+    ).compute(played);
+    expect(judged.judge_followability).toBeLessThan(5);
   });
 
   it('needs a plan the policy wrote', async () => {

@@ -7,6 +7,7 @@ import {
   type JudgeInput,
   type JudgeResult,
   mean,
+  type PlanRevision,
   parseOrThrow,
 } from '@pilotrl/core';
 import { z } from 'zod';
@@ -15,8 +16,9 @@ import type { EpisodeRewardFn } from './reward-fn';
 export const judgeRewardOptionsSchema = z.object({
   /**
    * Which plan to judge: the first one the policy wrote, the last one in force, or (`per-step`,
-   * PilotRL's stage 2) the plan in force at every step: each rubric is averaged over the steps
-   * that had a policy-written plan in force.
+   * PilotRL's stage 2) the plan in force at every step, judged with that step's action and the
+   * env's answer (`perStepJudgeInputs`): each rubric is averaged over the steps that had a
+   * policy-written plan in force.
    */
   plan: z.enum(['first', 'last', 'per-step']).default('first'),
   /**
@@ -28,6 +30,60 @@ export const judgeRewardOptionsSchema = z.object({
     .union([z.literal('error'), z.object({ score: z.number().finite() }).strict()])
     .default('error'),
 });
+
+const rubric = (verdict: JudgeResult) => [
+  verdict.correctness.score,
+  verdict.followability.score,
+  verdict.standardization.score,
+];
+
+/** One plan judged on its own, against what the agent had seen when it was written. */
+function planInput(episode: Episode, revision: PlanRevision, reference: JudgeInput['reference']): JudgeInput {
+  return {
+    task: episode.task,
+    plan: revision.steps,
+    observation: episode.turns[revision.turn]?.observation ?? episode.initialObservation,
+    envId: episode.envId,
+    ...(reference === undefined ? {} : { reference }),
+  };
+}
+
+/**
+ * PilotRL's per-step judge inputs: one per turn that had a policy-written plan in force, with that
+ * plan, the turn's action and the env's answer to it (the next turn's observation; the episode's
+ * `metadata.finalObservation` after the last turn). Where the env's step checks were recorded, each
+ * input also says which plan step the agent was on and whether this action carried it out.
+ */
+export function perStepJudgeInputs(episode: Episode, reference?: JudgeInput['reference']): JudgeInput[] {
+  const passed = episode.stepChecks?.passed;
+  const finalObservation = episode.metadata.finalObservation;
+  return episode.turns.flatMap((turn, position) => {
+    const inForce = episode.planHistory.filter((revision) => revision.turn <= turn.index).at(-1);
+    if (inForce?.source !== 'policy') return [];
+    const feedback =
+      episode.turns[position + 1]?.observation ??
+      (typeof finalObservation === 'string' ? finalObservation : undefined);
+    const checked =
+      passed === undefined
+        ? {}
+        : {
+            // Steps pass in plan order, and a revised plan keeps the count of steps passed.
+            planStep: passed.filter((pass) => pass.turn < turn.index).length,
+            planStepDone: passed.some((pass) => pass.turn === turn.index),
+          };
+    return [
+      {
+        ...planInput(episode, inForce, reference),
+        step: {
+          index: turn.index,
+          action: turn.action,
+          ...(feedback === undefined ? {} : { feedback }),
+          ...checked,
+        },
+      },
+    ];
+  });
+}
 
 export interface JudgeRewardHooks {
   judge: Judge;
@@ -52,6 +108,7 @@ export function createJudgeReward(
       const judged =
         config.plan === 'per-step' ? written : [config.plan === 'first' ? written[0] : written.at(-1)];
       const revisions = judged.filter((revision) => revision !== undefined);
+      let scores: number[];
       if (revisions.length === 0) {
         if (config.missingPlan !== 'error') return { plan_quality: config.missingPlan.score };
         throw new InvalidArgumentError(
@@ -59,34 +116,19 @@ export function createJudgeReward(
         );
       }
       const reference = hooks.reference ? await hooks.reference(episode) : undefined;
-      const results = await hooks.judge.judge(
-        revisions.map((revision) => ({
-          task: episode.task,
-          plan: revision.steps,
-          // The plan is judged against what the agent had seen when it was written.
-          observation: episode.turns[revision.turn]?.observation ?? episode.initialObservation,
-          envId: episode.envId,
-          ...(reference === undefined ? {} : { reference }),
-        })),
-      );
-      verdicts.set(episode, results[0]!);
-      const rubric = (verdict: JudgeResult) => [
-        verdict.correctness.score,
-        verdict.followability.score,
-        verdict.standardization.score,
-      ];
-      let scores = rubric(results[0]!);
       if (config.plan === 'per-step') {
-        // Each step counts the verdict of the plan in force before it; a plan replaced before any
-        // step counts for none.
-        const perStep = episode.turns.flatMap((turn) => {
-          const inForce = episode.planHistory.filter((revision) => revision.turn <= turn.index).at(-1);
-          const at = inForce === undefined ? -1 : revisions.indexOf(inForce);
-          return at < 0 ? [] : [rubric(results[at]!)];
-        });
-        if (perStep.length > 0) {
-          scores = [0, 1, 2].map((k) => mean(perStep.map((step) => step[k]!)));
-        }
+        const inputs = perStepJudgeInputs(episode, reference);
+        // Every step had an unparsed or oracle plan in force: the first policy plan is judged alone.
+        const results = await hooks.judge.judge(
+          inputs.length > 0 ? inputs : [planInput(episode, revisions[0]!, reference)],
+        );
+        verdicts.set(episode, results[0]!);
+        const perStep = results.map(rubric);
+        scores = [0, 1, 2].map((k) => mean(perStep.map((step) => step[k]!)));
+      } else {
+        const [result] = await hooks.judge.judge([planInput(episode, revisions[0]!, reference)]);
+        verdicts.set(episode, result!);
+        scores = rubric(result!);
       }
       return {
         judge_correctness: scores[0]!,

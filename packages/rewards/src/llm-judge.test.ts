@@ -61,6 +61,24 @@ describe('LLM judge over a local chat-completions server', () => {
     );
   });
 
+  it('shows the step a plan is judged at, after the plan, and leaves other prompts as they were', async () => {
+    const { client, policy } = await judgeServer(() => rubric(4, 5, 3));
+    const step = {
+      index: 2,
+      action: 'clean mug 1 with sinkbasin 1',
+      feedback: 'Nothing happens.',
+      planStep: 1,
+      planStepDone: false,
+    };
+    await createLlmJudge({ client }).judge([input(goodPlan), { ...input(goodPlan), step }]);
+    const [alone, atStep] = policy.requests.map(userText);
+    expect(alone).not.toMatch(/in force at turn/);
+    expect(atStep).toContain(
+      `${PLAN_END}\n\nThe plan above was in force at turn 3 of the episode.\nThe agent was on step 2 (this action did not carry it out).\nAction taken: clean mug 1 with sinkbasin 1\nThe environment answered:\nNothing happens.\n`,
+    );
+    expect(atStep!.replace(/\n\nThe plan above was in force[\s\S]*?(?=\n\nEvaluate)/, '')).toBe(alone);
+  });
+
   it('asks again after invalid JSON or out-of-range scores, and accepts fenced JSON', async () => {
     const answers = ['I rate it highly!', rubric(7, 5, 5), `\`\`\`json\n${rubric(3, 3, 4)}\n\`\`\``];
     const { client, policy } = await judgeServer((_request, call) => answers[call]!);

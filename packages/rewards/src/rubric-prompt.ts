@@ -23,7 +23,31 @@ export function neutralise(text: string): string {
   return text.replace(/<{2,}|>{2,}/g, ' ');
 }
 
-/** The user message for one plan. */
+/** The per-step part: the plan above was in force at this step, and this is what happened. */
+function stepPrompt(step: NonNullable<JudgeInput['step']>, planLength: number): string {
+  const lines = [`The plan above was in force at turn ${step.index + 1} of the episode.`];
+  if (step.planStep !== undefined && step.planStep >= planLength) {
+    lines.push('Every step of the plan had been carried out before this turn.');
+  } else if (step.planStep !== undefined) {
+    const done =
+      step.planStepDone === undefined
+        ? ''
+        : step.planStepDone
+          ? ' (this action carried it out)'
+          : ' (this action did not carry it out)';
+    lines.push(`The agent was on step ${step.planStep + 1}${done}.`);
+  }
+  lines.push(
+    `Action taken: ${step.action === null ? '(none: the output did not parse)' : neutralise(step.action)}`,
+  );
+  if (step.feedback !== undefined) lines.push(`The environment answered:\n${neutralise(step.feedback)}`);
+  lines.push(
+    'Judge the plan as the guide of this step: a plan whose next step contradicts what the environment shows is less correct, and one the action could not follow is less followable.',
+  );
+  return lines.join('\n');
+}
+
+/** The user message for one plan; with `input.step`, the plan at one step of an episode. */
 export function rubricUserPrompt(input: JudgeInput): string {
   const parts = [`Task: ${input.task}`];
   if (input.envId !== undefined) parts.push(`Environment: ${input.envId}`);
@@ -35,6 +59,7 @@ export function rubricUserPrompt(input: JudgeInput): string {
   }
   const plan = input.plan.map((step, index) => `Step ${index + 1}: ${neutralise(step)}`).join('\n');
   parts.push(`${PLAN_START}\n${plan}\n${PLAN_END}`);
+  if (input.step !== undefined) parts.push(stepPrompt(input.step, input.plan.length));
   parts.push('Evaluate the plan between the markers. Answer with the JSON object only.');
   return parts.join('\n\n');
 }
