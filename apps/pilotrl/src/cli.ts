@@ -15,7 +15,7 @@ import { serveUntilStopped } from './commands/serve';
 import { serveEnvUntilStopped } from './commands/serve-env';
 import { train } from './commands/train';
 import { presets } from './config/presets';
-import { VARIANTS, type Variant } from './evaluation/reproduce';
+import { DEFAULT_VARIANTS, VARIANTS, type Variant } from './evaluation/reproduce';
 import { loadPlugins, loadRunPlugins } from './plugins/load';
 import { writeReport } from './reporting/report';
 
@@ -357,7 +357,10 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     .addOption(
       new Option('--variants <list>', 'comma-separated variants')
         .argParser(parseVariants)
-        .default([...VARIANTS], VARIANTS.join(',')),
+        .default(
+          [...DEFAULT_VARIANTS],
+          `${DEFAULT_VARIANTS.join(',')} (adaptive: the plan-revision ablation)`,
+        ),
     )
     .option('--runs-dir <dir>', 'where the runs go, one directory per variant and seed', 'runs/reproduce')
     .option(

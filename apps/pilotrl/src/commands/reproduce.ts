@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  DEFAULT_VARIANTS,
   describeScale,
   resultsPage,
   runResult,
-  VARIANTS,
   type Variant,
   type VariantResult,
   variantConfig,
@@ -73,7 +73,9 @@ export async function reproduce(options: ReproduceOptions, io: CliIo): Promise<V
     'pnpm pilotrl reproduce',
     `--config ${options.config}`,
     `--seeds ${options.seeds.join(',')}`,
-    ...(options.variants.length === VARIANTS.length ? [] : [`--variants ${options.variants.join(',')}`]),
+    ...(options.variants.join(',') === DEFAULT_VARIANTS.join(',')
+      ? []
+      : [`--variants ${options.variants.join(',')}`]),
     `--runs-dir ${options.runsDir}`,
     `--results ${options.results}`,
   ].join(' ');

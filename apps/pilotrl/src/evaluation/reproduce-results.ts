@@ -18,8 +18,15 @@ export const VARIANTS = [
   'stage1+2',
   'stage1+2+3',
   'joint-only',
+  'adaptive',
 ] as const;
 export type Variant = (typeof VARIANTS)[number];
+
+/**
+ * The variants `reproduce` trains unless told: all but `adaptive`, the paper's adaptive-vs-fixed
+ * plan ablation, whose revisions cost several times the rollout compute (`--variants` adds it).
+ */
+export const DEFAULT_VARIANTS: readonly Variant[] = VARIANTS.filter((variant) => variant !== 'adaptive');
 
 const count = z.number().int().nonnegative();
 

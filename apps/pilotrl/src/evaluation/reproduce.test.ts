@@ -47,6 +47,16 @@ describe('reproduction variants', () => {
     expect(variantConfig(base, 'react', 1).agent).toMatchObject({ paradigm: 'react', plan: 'free-text' });
     expect(variantConfig(base, 'stage1+2+3', 1).agent).toMatchObject({ paradigm: 'adaplan', plan: 'steps' });
   });
+
+  it("make the ablation's adaptive agent revise on a stall where the base keeps its plan", () => {
+    const base = presetConfig('quick');
+    expect(base.agent.planRevision).toBe('never');
+    const adaptive = variantConfig(base, 'adaptive', 1);
+    expect(adaptive.agent.planRevision).toBe('on-stall');
+    expect(adaptive.stages).toEqual(variantConfig(base, 'stage1+2+3', 1).stages);
+    const revising = parseConfig({ ...base, agent: { ...base.agent, planRevision: 'every-turn' } });
+    expect(variantConfig(revising, 'adaptive', 1).agent.planRevision).toBe('every-turn');
+  });
 });
 
 describe('the results page', () => {

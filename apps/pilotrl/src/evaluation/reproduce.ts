@@ -37,7 +37,13 @@ import {
   verdictOf,
 } from './seed-difference';
 
-export { runResult, VARIANTS, type Variant, type VariantResult } from './reproduce-results';
+export {
+  DEFAULT_VARIANTS,
+  runResult,
+  VARIANTS,
+  type Variant,
+  type VariantResult,
+} from './reproduce-results';
 
 /** What each variant trains; the page adds the algorithm its runs' stages used. */
 export const variantDescriptions: Record<Variant, string> = {
@@ -48,6 +54,7 @@ export const variantDescriptions: Record<Variant, string> = {
   'stage1+2': 'AdaPlan: SFT, then stages 1 and 2',
   'stage1+2+3': 'AdaPlan: SFT, then stages 1, 2 and 3 (PilotRL)',
   'joint-only': 'AdaPlan: SFT, then the joint stage from the start (outcome reward)',
+  adaptive: 'AdaPlan: SFT, then stages 1, 2 and 3, the plan revised when the env contradicts it',
 };
 
 /**
@@ -120,6 +127,7 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
     'stage1+2': ['follow', 'plan'],
     'stage1+2+3': ['follow', 'plan', 'joint'],
     'joint-only': ['joint'],
+    adaptive: ['follow', 'plan', 'joint'],
   };
   const kinds = schedules[variant];
   if (total < 3)
@@ -138,7 +146,14 @@ export function variantConfig(base: CurriculumConfig, variant: Variant, seed: nu
       agent:
         variant === 'react' || variant === 'react-sft-only'
           ? { ...base.agent, paradigm: 'react', plan: 'free-text' }
-          : { ...base.agent, paradigm: 'adaplan' },
+          : {
+              ...base.agent,
+              paradigm: 'adaplan',
+              // The ablation's adaptive agent revises on a stall where the base keeps its plan.
+              ...(variant === 'adaptive' && base.agent.planRevision === 'never'
+                ? { planRevision: 'on-stall' }
+                : {}),
+            },
       stages: kinds.map((kind, i) => stage(kind, iterations[i]!)),
     },
     `reproduction variant "${variant}"`,
@@ -317,6 +332,11 @@ export function resultsPage(
       `- Progressive (stages 1+2+3) beats joint RL from the start on ${split}: ${compare('stage1+2+3', 'joint-only')}`,
       `- RL (stages 1+2+3) beats SFT only on ${split}: ${compare('stage1+2+3', 'sft-only')}`,
       `- Stage 2 raises the judged plan quality on ${split} (stages 1+2 vs stage 1): ${judged('stage1+2', 'stage1')}`,
+      ...(variants.includes('adaptive')
+        ? [
+            `- Adaptive plans beat fixed ones after stages 1+2+3 on ${split}: ${compare('adaptive', 'stage1+2+3')}`,
+          ]
+        : []),
     ];
   };
   const judgeRows = variants.flatMap((variant) => {
