@@ -14,6 +14,7 @@
 //   pnpm bench                               # from apps/pilotrl: both sizes, all rows, the PyTorch peer
 //   node --conditions=@pilotrl/source --import tsx bench/loop.ts --profile      # where a decision's time goes
 //   ... --sizes=quick --modes=steps --episodes=32 --turns=25 --sft-steps=5 --torch-threads=2 --no-torch
+//   ... --compare-prefix-cache   # each rollout row also run, right after, by the policy with a 64 MiB prefix cache
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -53,6 +54,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const python = join(repoRoot, 'tooling/bench/.venv/bin/python');
 const torchScript = join(repoRoot, 'tooling/bench/torch_replay.py');
 const withTorch = !args.has('no-torch');
+const COMPARE_PREFIX_CACHE = args.has('compare-prefix-cache');
 
 const quick = presets.quick!;
 /** Model sizes: quick's policy, and the same with a 4x wider residual stream. */
@@ -348,6 +350,7 @@ async function rolloutRow(
   mode: ModeName,
   policy: TfjsPolicy,
   profile = PROFILE,
+  variant = '',
 ): Promise<Row> {
   const { env: config } = configOf(size, mode);
   const provider = timedProvider(envProviderFor(config), sections);
@@ -355,6 +358,8 @@ async function rolloutRow(
   const tasks = await trainTasks(config, provider, EPISODES);
   const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: EPISODES });
   const recorder = recorders.get(policy)!;
+  // Each row starts cold: no prompt of an earlier rollout (the same tasks and seed) is reused.
+  policy.clearPrefixCache();
   recorder.reset();
   sections.reset();
   const cpu = cpuNow();
@@ -364,18 +369,18 @@ async function rolloutRow(
   const loopWall = (performance.now() - wall) / 1000 - recorder.state.recordCpu;
   await vectorEnv.close();
   const decisions = episodes.reduce((n, e) => n + e.turns.length, 0);
-  if (profile) printProfile(`${size} ${mode}`, sections, loopCpu, decisions);
+  if (profile) printProfile(`${size} ${mode}${variant}`, sections, loopCpu, decisions);
   return {
     size,
     parameters: policy.parameterCount(),
-    work: `rollout, ${MODES[mode].plan === 'free-text' ? 'choice + free-text plan at turn 0' : MODES[mode].planRevision === 'never' ? 'choice + plan steps (quick)' : 'choice + plan steps revised every turn'}`,
+    work: `rollout, ${MODES[mode].plan === 'free-text' ? 'choice + free-text plan at turn 0' : MODES[mode].planRevision === 'never' ? 'choice + plan steps (quick)' : 'choice + plan steps revised every turn'}${variant}`,
     unit: 'decisions',
     count: decisions,
     cpu: loopCpu,
     wall: loopWall,
     modelCpu: sections.cpu('model'),
     flops: recorder.passes.reduce((n, p) => n + passFlops(recorder.net, p), 0),
-    group: `${size}-${mode}`,
+    group: `${size}-${mode}${variant === '' ? '' : '-prefix-cache'}`,
     passes: [...recorder.passes],
   };
 }
@@ -592,14 +597,25 @@ const { tokenizer } = trainTokenizer(
 );
 const sections = new Sections();
 const policies = new Map<SizeName, TfjsPolicy>();
+/** With --compare-prefix-cache: the same policies (same weights) with a prompt-prefix KV cache. */
+const cachedPolicies = new Map<SizeName, TfjsPolicy>();
 for (const size of sizes) {
   const { config } = configOf(size, 'steps');
-  const policy = await createTfjsPolicy(tfjsOptionsOf(config.policy), tokenizer as Tokenizer, {
-    name: config.name,
-    samplingSeed: config.seed,
-  });
+  const create = (prefixCacheBytes?: number) =>
+    createTfjsPolicy(
+      tfjsOptionsOf(config.policy),
+      tokenizer as Tokenizer,
+      { name: config.name, samplingSeed: config.seed },
+      prefixCacheBytes === undefined ? {} : { prefixCacheBytes },
+    );
+  const policy = await create();
   recorders.set(policy, recordPasses(policy, sections));
   policies.set(size, policy);
+  if (COMPARE_PREFIX_CACHE) {
+    const cached = await create(64 * 2 ** 20);
+    recorders.set(cached, recordPasses(cached, sections));
+    cachedPolicies.set(size, cached);
+  }
 }
 if (PROFILE) sections.wrap(tokenizer, 'encode', 'tokenizing');
 const backend = policies.values().next().value!.backend;
@@ -620,7 +636,14 @@ const rows: Row[] = [];
 for (const [size, policy] of policies) {
   // The first rollout of a policy also warms tfjs up; it is not timed.
   await rolloutRow(size, 'steps', policy, false);
-  for (const mode of modes) rows.push(await rolloutRow(size, mode, policy));
+  const cached = cachedPolicies.get(size);
+  if (cached !== undefined) await rolloutRow(size, 'steps', cached, false);
+  for (const mode of modes) {
+    rows.push(await rolloutRow(size, mode, policy));
+    if (cached !== undefined) {
+      rows.push(await rolloutRow(size, mode, cached, PROFILE, ' (prefix cache)'));
+    }
+  }
   rows.push(await sftRow(size, policy, datums));
 }
 const envTable = await envRows();
@@ -655,4 +678,4 @@ for (const line of envTable) console.log(line);
 console.log(
   `\n(bench total ${(cpuNow() - started.cpu).toFixed(0)} CPU-s, ${((performance.now() - started.wall) / 1000).toFixed(0)} s)`,
 );
-for (const policy of policies.values()) policy.dispose();
+for (const policy of [...policies.values(), ...cachedPolicies.values()]) policy.dispose();

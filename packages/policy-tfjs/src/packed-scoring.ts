@@ -5,7 +5,8 @@
 // candidate's token logprobs, and the exact constrained distribution of decoding restricted to
 // the candidates (a softmax over the allowed children at every trie node).
 import * as tf from '@tensorflow/tfjs-core';
-import { inScope, MASKED, type TransformerModel } from './model';
+import { inScope, type LayerCache, MASKED, type TransformerModel } from './model';
+import type { PrefixCache, PrefixHit } from './prefix-cache';
 import { PAD_ID } from './tokenizer';
 
 interface TrieNode {
@@ -60,47 +61,68 @@ export function packedLength(request: ScoreRequest): number {
   return request.prompt.length + buildTrie(request.candidates).nodes.length;
 }
 
-/** Scores the candidates of every request in one batched forward pass. */
+/**
+ * Scores the candidates of every request in one batched forward pass. With `prefixCache`, each
+ * prompt runs from the end of its longest cached prefix (the cached keys and values stand in for
+ * the rest), and the prompts' keys and values are cached for later calls.
+ */
 export function scoreCandidates(
   model: TransformerModel,
   requests: readonly ScoreRequest[],
+  prefixCache?: PrefixCache,
 ): CandidateScores[] {
   const tries = requests.map((r) => buildTrie(r.candidates));
-  const width = Math.max(...requests.map((r, i) => r.prompt.length + tries[i]!.nodes.length));
+  const packed = requests.map((r, i) => r.prompt.length + tries[i]!.nodes.length);
+  let hits = requests.map((r) => prefixCache?.lookup(r.prompt));
+  // The batch runs as wide as its widest row: when a prompt without a long cached prefix keeps it
+  // wide, reading the others' cached keys and values costs more than it saves.
+  if (2 * Math.max(...packed.map((n, i) => n - (hits[i]?.length ?? 0))) > Math.max(...packed)) {
+    hits = hits.map(() => undefined);
+  }
+  const reused = hits.map((hit) => hit?.length ?? 0);
+  const past = Math.max(...reused);
+  const width = Math.max(...packed.map((n, i) => n - reused[i]!));
+  const keys = past + width;
   const batch = requests.length;
   const ids = new Int32Array(batch * width).fill(PAD_ID);
   const positions = new Int32Array(batch * width);
-  const bias = new Float32Array(batch * width * width).fill(MASKED);
+  const bias = new Float32Array(batch * width * keys).fill(MASKED);
   // Rows whose logits are needed: the prompt end and every trie node with children.
   const predictorRows: number[] = [];
   const rowOfState: Map<number, number>[] = [];
   requests.forEach((request, b) => {
     const { nodes } = tries[b]!;
     const p = request.prompt.length;
+    // Row i holds token c + i: the prompt from its first uncached token, then the trie. Its keys
+    // are the cached ones (columns 0..c-1) and the new ones (column past + j for new token j).
+    const c = reused[b]!;
+    const fresh = p - c;
     const base = b * width;
     const states = new Map<number, number>();
     for (let i = 0; i < width; i++) {
-      const row = (base + i) * width;
-      if (i < p) {
-        ids[base + i] = request.prompt[i]!;
-        positions[base + i] = i;
-        bias.fill(0, row, row + i + 1);
-      } else if (i < p + nodes.length) {
-        const node = nodes[i - p]!;
+      const row = (base + i) * keys;
+      if (i < fresh) {
+        ids[base + i] = request.prompt[c + i]!;
+        positions[base + i] = c + i;
+        bias.fill(0, row, row + c);
+        bias.fill(0, row + past, row + past + i + 1);
+      } else if (i < fresh + nodes.length) {
+        const node = nodes[i - fresh]!;
         ids[base + i] = node.token;
         positions[base + i] = p + node.depth;
-        bias.fill(0, row, row + p);
-        for (let a = i - p; a >= 0; a = nodes[a]!.parent) bias[row + p + a] = 0;
+        bias.fill(0, row, row + c);
+        bias.fill(0, row + past, row + past + fresh);
+        for (let a = i - fresh; a >= 0; a = nodes[a]!.parent) bias[row + past + fresh + a] = 0;
       } else {
-        bias[row + i] = 0;
+        bias[row + past + i] = 0;
       }
     }
     states.set(-1, predictorRows.length);
-    predictorRows.push(base + p - 1);
+    predictorRows.push(base + fresh - 1);
     nodes.forEach((node, n) => {
       if (node.children.size > 0) {
         states.set(n, predictorRows.length);
-        predictorRows.push(base + p + n);
+        predictorRows.push(base + fresh + n);
       }
     });
     rowOfState.push(states);
@@ -108,13 +130,27 @@ export function scoreCandidates(
 
   const vocab = model.config.vocabSize;
   const logits = inScope(() => {
-    const { hidden } = model.run(
+    const { hidden, cache } = model.run(
       tf.tensor2d(ids, [batch, width], 'int32'),
       tf.tensor2d(positions, [batch, width], 'int32'),
-      tf.tensor4d(bias, [batch, 1, width, width]),
+      tf.tensor4d(bias, [batch, 1, width, keys]),
+      past > 0 ? pastOf(model, hits, past) : undefined,
+      prefixCache !== undefined,
     );
     const rows = tf.gather(hidden, tf.tensor1d(predictorRows, 'int32')) as tf.Tensor2D;
-    return model.logits(rows).dataSync() as Float32Array;
+    const values = model.logits(rows).dataSync() as Float32Array;
+    if (prefixCache !== undefined) {
+      prefixCache.store(
+        cache.map(({ k, v }) => ({ k: tf.keep(k), v: tf.keep(v) })),
+        requests.map((request, b) => ({
+          tokens: request.prompt,
+          row: b,
+          reused: reused[b]!,
+          freshFrom: past,
+        })),
+      );
+    }
+    return values;
   });
 
   return requests.map((request, b) => {
@@ -151,6 +187,54 @@ export function scoreCandidates(
       constrainedLogprobs: constrainedTokenLogprobs.map((values) => values.reduce((s, v) => s + v, 0)),
     };
   });
+}
+
+/**
+ * Per layer, the cached keys and values of every request, [batch, heads, past, headDim]: a
+ * request's first `hit.length` columns, zeros after (its attention bias hides them), gathered in
+ * one op per layer from the groups the hits lie in.
+ */
+function pastOf(
+  model: TransformerModel,
+  hits: readonly (PrefixHit | undefined)[],
+  past: number,
+): LayerCache[] {
+  const { nLayers, nHeads, dModel } = model.config;
+  const headDim = dModel / nHeads;
+  const groups = [...new Set(hits.flatMap((hit) => (hit === undefined ? [] : [hit.group])))];
+  const offsets = new Map<PrefixHit['group'], number>();
+  let rows = 0;
+  for (const group of groups) {
+    offsets.set(group, rows);
+    rows += group.layers[0]!.k.size / headDim;
+  }
+  // Row `rows` of the sources is zeros: the columns past a hit's length read it.
+  const index = new Int32Array(hits.length * nHeads * past).fill(rows);
+  hits.forEach((hit, b) => {
+    if (hit === undefined) return;
+    const [, , columns] = hit.group.layers[0]!.k.shape;
+    const offset = offsets.get(hit.group)!;
+    for (let h = 0; h < nHeads; h++) {
+      const from = offset + (hit.row * nHeads + h) * columns;
+      const to = (b * nHeads + h) * past;
+      for (let t = 0; t < hit.length; t++) {
+        index[to + t] = from + (t < hit.reused ? t : hit.freshFrom + t - hit.reused);
+      }
+    }
+  });
+  const indices = tf.tensor1d(index, 'int32');
+  const gather = (l: number, key: 'k' | 'v') =>
+    tf.reshape(
+      tf.gather(
+        tf.concat([
+          ...groups.map((g) => tf.reshape(g.layers[l]![key], [-1, headDim])),
+          tf.zeros([1, headDim]),
+        ]),
+        indices,
+      ),
+      [hits.length, nHeads, past, headDim],
+    ) as tf.Tensor4D;
+  return Array.from({ length: nLayers }, (_, l) => ({ k: gather(l, 'k'), v: gather(l, 'v') }));
 }
 
 /** log Σ exp(scale · values). */

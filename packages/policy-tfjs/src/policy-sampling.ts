@@ -16,6 +16,7 @@ import {
 } from './generate';
 import type { TransformerModel } from './model';
 import { type CandidateScores, packedLength, scoreCandidates } from './packed-scoring';
+import type { PrefixCache } from './prefix-cache';
 import { END_ID, type Tokenizer } from './tokenizer';
 
 /** What sampling reads of the policy: its model and tokenizer, batch size and current version. */
@@ -26,6 +27,8 @@ export interface SamplingTarget {
   maxBatch: number;
   /** Reported as `policyVersion` on every result. */
   version: number;
+  /** Keys and values of prompts scored before, reused by choice requests that extend them. */
+  prefixCache?: PrefixCache;
 }
 
 /**
@@ -39,7 +42,7 @@ export function sampleReplies(
   rngs: readonly Rng[],
   signal?: AbortSignal,
 ): GenerateResult[] {
-  const { model, tokenizer, maxBatch, version } = target;
+  const { model, tokenizer, maxBatch, version, prefixCache } = target;
   const results = new Array<GenerateResult>(requests.length);
   const free = requests.flatMap((r, i) => (r.choices === undefined ? [i] : []));
   const constrained = requests.flatMap((r, i) => (r.choices === undefined ? [] : [i]));
@@ -79,6 +82,7 @@ export function sampleReplies(
         candidates: candidates.get(i)!,
         temperature: requests[i]!.temperature,
       })),
+      prefixCache,
     );
     chunk.forEach((i, k) => {
       results[i] = choiceResult(requests[i]!, prompts[i]!, candidates.get(i)!, scores[k]!, rngs[i]!, version);

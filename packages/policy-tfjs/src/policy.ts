@@ -33,6 +33,7 @@ import type { GeneratedSequence, GenerateOptions, SamplingSettings } from './gen
 import { type ModelConfig, type ModelConfigInput, TransformerModel } from './model';
 import { type CandidateScores, packedLength } from './packed-scoring';
 import { choiceTokenIds, sampleFromIds, sampleReplies, scorePackedContinuations } from './policy-sampling';
+import { PrefixCache } from './prefix-cache';
 import { Tokenizer } from './tokenizer';
 import { checkDatums } from './training-batches';
 import { forwardBackwardPass, forwardPass, GradientSum } from './training-passes';
@@ -52,6 +53,14 @@ export interface TfjsPolicyOptions extends BackendOptions {
    * episodes × 20 turns) in one pass.
    */
   maxTrainTokens?: number;
+  /**
+   * Bytes of prompt keys and values kept for choice requests (default 0: off). A choice prompt that
+   * extends one scored before (a plan written edge by edge, an action chosen in the same
+   * conversation) then runs only its new tokens; least recently used prompts go first. Its
+   * logprobs match an uncached pass to about 1e-6, not bit for bit, and depend on what was cached
+   * before: two runs of the same calls are identical only from the same cache state.
+   */
+  prefixCacheBytes?: number;
 }
 
 /**
@@ -76,6 +85,7 @@ export class TfjsPolicy implements TrainablePolicy {
   private samplingCalls = 0;
   private readonly maxBatch: number;
   private readonly maxTrainTokens: number;
+  private readonly prefixCache: PrefixCache | undefined;
 
   /** `initialWeights`, when given, replace the seeded initialisation (see `TransformerModel`). */
   private constructor(
@@ -102,6 +112,14 @@ export class TfjsPolicy implements TrainablePolicy {
         `maxTrainTokens is ${this.maxTrainTokens}; give a positive whole number of tokens per training pass`,
       );
     }
+    const prefixCacheBytes = options.prefixCacheBytes ?? 0;
+    if (!Number.isInteger(prefixCacheBytes) || prefixCacheBytes < 0) {
+      throw new InvalidArgumentError(
+        `prefixCacheBytes is ${prefixCacheBytes}; give a whole number of bytes, or 0 to turn the prefix cache off`,
+      );
+    }
+    this.prefixCache =
+      prefixCacheBytes === 0 ? undefined : new PrefixCache(this.net.config, prefixCacheBytes);
     this.gradients = new GradientSum(this.net.weights);
   }
 
@@ -115,7 +133,10 @@ export class TfjsPolicy implements TrainablePolicy {
   static async load(
     dir: string,
     options: BackendOptions &
-      Pick<TfjsPolicyOptions, 'name' | 'samplingSeed' | 'maxBatch' | 'maxTrainTokens'> = {},
+      Pick<
+        TfjsPolicyOptions,
+        'name' | 'samplingSeed' | 'maxBatch' | 'maxTrainTokens' | 'prefixCacheBytes'
+      > = {},
   ) {
     const checkpoint = await readCheckpoint(dir);
     const policy = await TfjsPolicy.create({
@@ -188,6 +209,7 @@ export class TfjsPolicy implements TrainablePolicy {
       tokenizer: this.tokenizer,
       maxBatch: this.maxBatch,
       version: this.currentVersion,
+      prefixCache: this.prefixCache,
     };
     return sampleReplies(target, resolved, prompts, rngs, options.signal);
   }
@@ -210,6 +232,11 @@ export class TfjsPolicy implements TrainablePolicy {
     continuations: readonly (readonly number[])[],
   ): CandidateScores {
     return scorePackedContinuations(this.net, prompt, continuations);
+  }
+
+  /** Frees the prompt keys and values kept for choice requests (see `prefixCacheBytes`). */
+  clearPrefixCache(): void {
+    this.prefixCache?.clear();
   }
 
   // ---- training (training-batches.ts, training-passes.ts) ----
@@ -251,6 +278,7 @@ export class TfjsPolicy implements TrainablePolicy {
       throw new InvalidArgumentError('optimStep: no gradient accumulated; call forwardBackward first');
     }
     const gradNorm = this.optimizer.apply(this.net.weights, this.gradients.tensors, resolved);
+    this.prefixCache?.clear();
     this.gradients.clear();
     this.currentVersion += 1;
     return { gradNorm, version: this.currentVersion };
@@ -279,6 +307,7 @@ export class TfjsPolicy implements TrainablePolicy {
   /** Puts a snapshot's weights back (the version becomes the snapshot's); gradients are kept. */
   restore(snapshot: TfjsPolicy): void {
     this.net.assignWeights(snapshot.net.weights, 'the snapshot');
+    this.prefixCache?.clear();
     this.currentVersion = snapshot.version;
   }
 
@@ -300,11 +329,13 @@ export class TfjsPolicy implements TrainablePolicy {
       weights: this.net.weights,
       optimizer: this.optimizer,
     });
+    this.prefixCache?.clear();
     this.zeroGrad();
   }
 
   /** Frees the weights, optimizer state and gradients. */
   dispose(): void {
+    this.prefixCache?.clear();
     this.zeroGrad();
     this.optimizer.dispose();
     this.net.dispose();

@@ -19,6 +19,7 @@ import {
   sftDatum,
   type TfjsModelInfo,
   TfjsPolicy,
+  type TfjsPolicyOptions,
   Tokenizer,
 } from '@pilotrl/policy-tfjs';
 import { z } from 'zod';
@@ -98,9 +99,11 @@ export function createTfjsPolicy(
   options: TfjsBackendOptions,
   tokenizer: Tokenizer,
   context: PolicyBackendContext,
+  tuning: Pick<TfjsPolicyOptions, 'prefixCacheBytes'> = {},
 ): Promise<TfjsPolicy> {
   const dims = modelDimensions(options);
   return TfjsPolicy.create({
+    ...tuning,
     name: context.name,
     tokenizer,
     model: {
