@@ -36,6 +36,8 @@ export interface MinigridJob {
   /** `env.reset(seed=seed)`. */
   seed: number;
   actions: readonly PrimitiveName[];
+  /** Minigrid's `step_count` set after reset, as if that many steps had been taken (default 0). */
+  step_count?: number;
 }
 
 /** Rows of three-digit cells (object, colour, state), as `grid_rows` in `levels.jsonl`. */

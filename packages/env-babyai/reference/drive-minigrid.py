@@ -6,9 +6,11 @@ replays in test/replay.test.ts.
 
   drive-minigrid.py --versions             versions of Python, Minigrid, Gymnasium and NumPy as JSON
   drive-minigrid.py < jobs.jsonl           one job a line, one answer a line, in order:
-      job:    {"id": str, "level": "BabyAI-GoToRedBall-v0", "seed": int, "actions": ["left", ...]}
-      answer: {"id", "start": start state in the shape of levels.jsonl, "unsupported": [what that
-               shape cannot hold], "states": [the state after reset, then after each action]}
+      job:    {"id": str, "level": "BabyAI-GoToRedBall-v0", "seed": int, "actions": ["left", ...],
+               "step_count"?: int (set after reset, as if that many steps had been taken)}
+      answer: {"id", "start": start state in the shape of levels.jsonl (with "carrying" and
+               "box_contents" where the level has them), "unsupported": [what that shape cannot
+               hold], "states": [the state after reset, then after each action]}
   drive-minigrid.py --bench LEVEL SEED STEPS RNG
       primitive steps per second of env.step under uniformly random primitive actions, played on
       without a reset (Minigrid steps on after the end), so level generation is not timed
@@ -69,6 +71,14 @@ def instruction(instr):
     raise ValueError("drive-minigrid.py: no start-state shape for instruction " + kind)
 
 
+def held(obj):
+    """An object off the grid as the start-state format holds it: its cell, or a box with its contents."""
+    cell = "%d%d%d" % tuple(int(v) for v in obj.encode())
+    if obj.type == "box" and obj.contains is not None:
+        return {"cell": cell, "contains": held(obj.contains)}
+    return cell
+
+
 def start_state(level, seed, game):
     state = {
         "level": level,
@@ -82,11 +92,20 @@ def start_state(level, seed, game):
         "grid_rows": cells(game.grid.encode(), game.height, game.width),
         "instrs": instruction(game.instrs),
     }
-    unsupported = []
+    if game.step_count != 0:
+        state["step_count"] = int(game.step_count)
     if game.carrying is not None:
-        unsupported.append("the agent starts carrying an object")
-    if any(o is not None and o.type == "box" and o.contains is not None for o in game.grid.grid):
-        unsupported.append("a box holds an object")
+        state["carrying"] = held(game.carrying)
+    boxes = [
+        {"pos": [i % game.width, i // game.width], "contains": held(o.contains)}
+        for i, o in enumerate(game.grid.grid)
+        if o is not None and o.type == "box" and o.contains is not None
+    ]
+    if boxes:
+        state["box_contents"] = boxes
+    unsupported = []
+    if game.carrying is not None and not game.carrying.can_pickup():
+        unsupported.append("the agent starts carrying an object it could not pick up")
     return state, unsupported
 
 
@@ -117,6 +136,9 @@ def make(level, seed):
 def play(job):
     env, observation = make(job["level"], job["seed"])
     game = env.unwrapped
+    if job.get("step_count"):
+        # A start state further into the episode: the steps taken count towards max_steps and the reward.
+        game.step_count = int(job["step_count"])
     start, unsupported = start_state(job["level"], job["seed"], game)
     states = [snapshot(game, observation, None, 0.0, False, False)]
     for name in job["actions"]:

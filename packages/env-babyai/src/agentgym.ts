@@ -48,7 +48,8 @@ export class AgentGymBabyAI {
   constructor(level: LevelState, game: Game = new Game(level)) {
     this.game = game;
     this.goal = goalOf(level.mission);
-    this.image = this.game.image();
+    // Minigrid's reset observation (AgentGym compares the first command's views against it).
+    this.image = this.game.resetImage();
     this.view = describe(this.game, this.image);
     this.state = this.view.description;
   }

@@ -130,7 +130,8 @@ function copyObjects(source: Grid): { grid: Grid; map: ObjectMap } {
 interface Decoded {
   readonly read: readonly unknown[];
   readonly rows: readonly string[];
-  readonly instrs: string;
+  /** The instruction tree, the held object and the boxes' contents, as JSON. */
+  readonly rest: string;
   loaded: LoadedLevel | undefined;
 }
 
@@ -141,23 +142,22 @@ interface Decoded {
  */
 const decodedLevels = new WeakMap<LevelState, Decoded>();
 
+const restOf = (level: LevelState) =>
+  JSON.stringify([level.instrs, level.carrying ?? null, level.box_contents ?? null]);
+
 function loadCopy(level: LevelState): LoadedLevel {
   const read = [level.width, level.height, level.agent_pos[0], level.agent_pos[1], level.agent_dir];
   const decoded = decodedLevels.get(level);
+  const rest = restOf(level);
   if (
     decoded === undefined ||
     decoded.read.some((value, k) => value !== read[k]) ||
     decoded.rows.length !== level.grid_rows.length ||
     decoded.rows.some((row, y) => row !== level.grid_rows[y]) ||
-    decoded.instrs !== JSON.stringify(level.instrs)
+    decoded.rest !== rest
   ) {
     const loaded = loadLevel(level);
-    decodedLevels.set(level, {
-      read,
-      rows: [...level.grid_rows],
-      instrs: JSON.stringify(level.instrs),
-      loaded: undefined,
-    });
+    decodedLevels.set(level, { read, rows: [...level.grid_rows], rest, loaded: undefined });
     return loaded;
   }
   decoded.loaded ??= loadLevel(level);
@@ -167,6 +167,8 @@ function loadCopy(level: LevelState): LoadedLevel {
     agentPos: level.agent_pos,
     agentDir: decoded.loaded.agentDir,
     instr: decoded.loaded.instr.clone(map),
+    carrying: decoded.loaded.carrying === null ? null : map(decoded.loaded.carrying),
+    carriedFrom: decoded.loaded.carriedFrom,
   };
 }
 
@@ -178,6 +180,8 @@ export class Game {
   stepCount = 0;
   readonly maxSteps: number;
   readonly instr: Instr;
+  /** Where the object held from the start lay when the level was made (see `resetImage`). */
+  readonly carriedFrom: readonly [number, number] | null;
 
   constructor(
     readonly level: LevelState,
@@ -187,6 +191,9 @@ export class Game {
     this.agentPos = loaded.agentPos;
     this.agentDir = loaded.agentDir;
     this.instr = loaded.instr;
+    this.carrying = loaded.carrying;
+    this.carriedFrom = loaded.carriedFrom;
+    this.stepCount = level.step_count ?? 0;
     this.maxSteps = level.max_steps;
   }
 
@@ -198,8 +205,9 @@ export class Game {
       agentPos: this.agentPos,
       agentDir: this.agentDir,
       instr: this.instr.clone(map),
+      carrying: this.carrying === null ? null : map(this.carrying),
+      carriedFrom: this.carriedFrom,
     });
-    copy.carrying = this.carrying === null ? null : map(this.carrying);
     copy.stepCount = this.stepCount;
     return copy;
   }
@@ -279,10 +287,33 @@ export class Game {
   }
 
   /**
-   * `gen_obs()["image"]`: the 7×7×3 encoding (index `(i * 7 + j) * 3`), zero where the view is hidden
-   * behind walls and closed doors, and the carried object in the agent's own cell.
+   * The image of the observation Minigrid's `reset` returns. It is `image()`, except for a level
+   * whose agent starts with a load: PutNext's `reset` computes the observation first and only then
+   * takes the object off its cell and hands it to the agent, so the image shows the object on the
+   * cell it came from (`carriedFrom`, where known) and empty hands. AgentGym describes this image
+   * at reset and compares the first command's views against it.
    */
-  image(): Uint8Array {
+  resetImage(): Uint8Array {
+    const carried = this.carrying;
+    if (carried === null || this.stepCount > (this.level.step_count ?? 0)) return this.image();
+    const from = this.carriedFrom;
+    const at = from === null ? -1 : from[1] * this.grid.width + from[0];
+    if (at === -1 || this.grid.cells[at] !== null) return this.image(false);
+    // Put it back for the picture alone (not through `Grid.set`, which would move its `curPos`).
+    this.grid.cells[at] = carried;
+    try {
+      return this.image(false);
+    } finally {
+      this.grid.cells[at] = null;
+    }
+  }
+
+  /**
+   * `gen_obs()["image"]`: the 7×7×3 encoding (index `(i * 7 + j) * 3`), zero where the view is hidden
+   * behind walls and closed doors, and the carried object in the agent's own cell (unless
+   * `showCarried` is false).
+   */
+  image(showCarried = true): Uint8Array {
     const n = VIEW_SIZE;
     const { width, height, cells } = this.grid;
     const fx = DX[this.agentDir]!;
@@ -310,7 +341,7 @@ export class Game {
       const visible = visibility & ROW_MASK;
       lit = j > 0 ? visibility >> n : 0;
       // The agent's cell shows what it carries.
-      if (j === n - 1) rowCells[n >> 1] = this.carrying;
+      if (j === n - 1) rowCells[n >> 1] = showCarried ? this.carrying : null;
       for (let i = 0; i < n; i++) {
         if (((visible >> i) & 1) === 0) continue;
         const at = (i * n + j) * 3;
