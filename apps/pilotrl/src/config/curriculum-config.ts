@@ -392,6 +392,10 @@ export const curriculumConfigSchema = strict({
   watch: watchConfigSchema.default(watchConfigSchema.parse({})),
   /** Episodes written to episodes.jsonl per iteration. */
   sampleEpisodes: z.number().int().nonnegative().default(2),
+  logging: strict({
+    /** The metrics and evaluations also as a TensorBoard event file in the run directory. */
+    tensorboard: z.boolean().default(true),
+  }).default({ tensorboard: true }),
 }).superRefine((config, context) => {
   const issue = (path: (string | number)[], message: string) =>
     context.addIssue({ code: 'custom', path, message });

@@ -89,7 +89,9 @@ export async function saveCheckpoint(
   rmSync(tempDir, { recursive: true, force: true });
   mkdirSync(tempDir, { recursive: true });
   const logs = runPaths(dirname(checkpointsDir));
-  for (const log of [logs.metrics, logs.episodes, logs.evals]) if (existsSync(log)) fsyncFile(log);
+  for (const log of [logs.metrics, logs.episodes, logs.evals, logs.tensorboard]) {
+    if (existsSync(log)) fsyncFile(log);
+  }
   await policy.saveState(join(tempDir, 'policy'));
   const { phaseState, ...trainer } = state;
   const phaseText = phaseState === undefined ? undefined : JSON.stringify(phaseState);

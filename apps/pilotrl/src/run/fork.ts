@@ -95,7 +95,7 @@ export function forkRun(
     command: [...command],
     forkedFrom: { run: sourceDir, checkpoint: basename(checkpoint), phases: state.phase },
   });
-  for (const log of ['metrics', 'episodes', 'evals'] as const) {
+  for (const log of ['metrics', 'episodes', 'evals', 'tensorboard'] as const) {
     if (!existsSync(sourcePaths[log])) continue;
     const bytes = readFileSync(sourcePaths[log]).subarray(0, state.logBytes[log] ?? 0);
     writeFileSync(targetPaths[log], bytes);

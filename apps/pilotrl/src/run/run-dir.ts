@@ -1,6 +1,6 @@
 // The run directory: everything needed to trust and repeat a run. It holds the resolved config,
 // a manifest (every seed, package versions, data hashes, platform), metrics and sampled episodes
-// as JSONL, atomic checkpoints and the report.
+// as JSONL (metrics and evaluations also as a TensorBoard event file), atomic checkpoints and the report.
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -52,6 +52,8 @@ export const runPaths = (runDir: string) => ({
   metrics: join(runDir, 'metrics.jsonl'),
   episodes: join(runDir, 'episodes.jsonl'),
   evals: join(runDir, 'evals.jsonl'),
+  /** TensorBoard reads every file whose name holds `tfevents` (tensorboard-log.ts writes it). */
+  tensorboard: join(runDir, 'events.out.tfevents.pilotrl'),
   checkpoints: join(runDir, 'checkpoints'),
   report: join(runDir, 'report'),
 });
@@ -80,7 +82,7 @@ export function fsyncDir(dir: string): void {
 }
 
 /** Writes `text` to `path` and flushes it to the disk before returning. */
-export function writeFileDurable(path: string, text: string): void {
+export function writeFileDurable(path: string, text: string | Uint8Array): void {
   const fd = openSync(path, 'w');
   try {
     writeFileSync(fd, text);
@@ -94,7 +96,7 @@ export function writeFileDurable(path: string, text: string): void {
  * Writes `text` to `path` through a flushed temporary file and a rename, then flushes the
  * directory: readers never see half a file, and once it returns a power loss cannot undo it.
  */
-export function writeFileAtomic(path: string, text: string): void {
+export function writeFileAtomic(path: string, text: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.tmp-${process.pid}`;
   writeFileDurable(temp, text);
@@ -121,7 +123,8 @@ export function createRunDir(runDir: string, config: CurriculumConfig, manifest:
   }
   // Without a manifest nothing was trained here (a run cut short while its directory was made):
   // what it wrote goes, so the new run's logs start empty.
-  for (const path of [paths.metrics, paths.episodes, paths.evals]) rmSync(path, { force: true });
+  for (const path of [paths.metrics, paths.episodes, paths.evals, paths.tensorboard])
+    rmSync(path, { force: true });
   rmSync(paths.checkpoints, { recursive: true, force: true });
   mkdirSync(paths.checkpoints, { recursive: true });
   writeFileAtomic(paths.config, toYaml(config));

@@ -10,7 +10,7 @@ import { ProgressBar } from '../reporting/progress';
 import { saveCheckpoint, type TrainerState } from '../run/checkpoint';
 import { cpuMark, cpuSecondsSince } from '../run/cpu-time';
 import { runPaths } from '../run/run-dir';
-import { logSizes, openRunLogs, rewindLogs } from '../run/run-logs';
+import { logEval, logMetrics, logSizes, openRunLogs, rewindLogs } from '../run/run-logs';
 import { type EvalRecord, type MetricsRecord, readEvals, readMetrics } from '../run/run-records';
 import { expertIterationRunner } from './expert-iteration-phase';
 import { describeVerdict, HackingWatch, watchCoverage, watchFlag, watchMetrics } from './hacking-watch';
@@ -29,7 +29,7 @@ export const evalSeedOf = (config: Pick<CurriculumConfig, 'seed'>): number =>
 export async function runCurriculum(context: RunContext, resumeFrom?: TrainerState): Promise<EvalRecord[]> {
   const { config, runDir, policy, log } = context;
   const paths = runPaths(runDir);
-  const logs = openRunLogs(paths);
+  const logs = openRunLogs(paths, config.logging);
   const phases = curriculumPhases(config);
   const state: TrainerState = resumeFrom ?? {
     format: 1,
@@ -42,7 +42,8 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
     trainCpuSeconds: 0,
   };
   if (resumeFrom !== undefined) {
-    rewindLogs(logs, resumeFrom.logBytes);
+    const rewound = rewindLogs(logs, resumeFrom.logBytes);
+    if (rewound !== undefined) log(rewound);
     log(
       state.phase >= phases.length
         ? `the run finished at global iteration ${state.globalIteration}; nothing left to train`
@@ -96,7 +97,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
       { step: state.globalIteration, phase: phase.name },
       evalNotice,
     );
-    for (const record of records) logs.evals.append(record);
+    for (const record of records) logEval(logs, record);
     lastEvals = records;
     log(`eval after ${phase.name} iteration ${state.iteration}: ${evalSummary(records)}`);
     return records;
@@ -157,7 +158,7 @@ export async function runCurriculum(context: RunContext, resumeFrom?: TrainerSta
           flag = watchFlag(verdict);
           if (flag !== undefined) log(describeVerdict(verdict));
         }
-        logs.metrics.append(verdict === null ? record : { ...record, ...watchMetrics(verdict) });
+        logMetrics(logs, verdict === null ? record : { ...record, ...watchMetrics(verdict) });
         for (const episode of episodes.slice(0, config.sampleEpisodes)) {
           logs.episodes.append({
             step: state.globalIteration,
