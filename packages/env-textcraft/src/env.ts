@@ -2,16 +2,49 @@
 // or AgentTraj-L's `agenttraj` one), reward 1 when the goal is crafted, and PilotRL's step limit
 // (AgentGym's 20 rounds by default) reported as truncated. The admissible actions, which TextCraft
 // itself has not, are the commands that would succeed now.
-import {
-  parseOrThrow,
-  type ResetOptions,
-  resetOptionsSchema,
-  type StepResult,
-  stepEpisode,
-  type TextEnv,
-} from '@pilotrl/core';
+import { parseOrThrow, resetOptionsSchema, type StepResult, stepEpisode, type TextEnv } from '@pilotrl/core';
 import { z } from 'zod';
 import { type EpisodeStart, resolveSetup, TEXTCRAFT_ENV_ID, worldOptionsSchema } from './setup';
+
+/**
+ * What `reset` takes: a seed (AgentGym's `data_idx`) and optionally a task id, or a goal with its
+ * crafting listing (AgentGym's `reset(commands=…, goal=…)`, see `listedTaskSchema`); a `TaskRef`'s
+ * other fields are let through. Any other field is refused by name, so a misspelt `command` does not
+ * quietly play `data_idx` instead.
+ */
+export const textcraftResetOptionsSchema = resetOptionsSchema
+  .extend({
+    goal: z.string().min(1).optional(),
+    commands: z.union([z.string(), z.array(z.string())]).optional(),
+    split: z.string().optional(),
+    taskType: z.string().optional(),
+    description: z.string().optional(),
+  })
+  .strict()
+  .superRefine((options, ctx) => {
+    const given = [options.goal !== undefined, options.commands !== undefined];
+    if (given[0] !== given[1]) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [given[0] ? 'commands' : 'goal'],
+        message: `is required with ${given[0] ? 'goal' : 'commands'}: a task given whole has both`,
+      });
+    }
+    if (given[0] && options.taskId !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['taskId'],
+        message: 'cannot go with goal and commands: play a task id, or a goal with its listing',
+      });
+    }
+  });
+export type TextcraftResetOptions = z.input<typeof textcraftResetOptionsSchema>;
+
+/** The TextCraft env: a `TextEnv` whose `reset` also takes a goal with its listing. */
+export interface TextcraftEnv extends TextEnv {
+  reset(options: TextcraftResetOptions): Promise<StepResult>;
+}
+
 import { itemIdToText, nameOf } from './world';
 
 export const textcraftConfigSchema = worldOptionsSchema.extend({
@@ -94,9 +127,10 @@ function admissible(start: EpisodeStart): string[] {
 
 /**
  * Creates a TextCraft env. `reset({ seed })` plays AgentGym's `data_idx = seed` (goal number
- * `seed % goals`); `reset({ seed, taskId })` plays that task (`train-3`, `generated_depth_2-7`).
+ * `seed % goals`); `reset({ seed, taskId })` plays that task (`train-3`, `generated_depth_2-7`);
+ * `reset({ seed, goal, commands })` plays that goal with that crafting listing.
  */
-export function createTextcraftEnv(config?: TextcraftConfig): TextEnv {
+export function createTextcraftEnv(config?: TextcraftConfig): TextcraftEnv {
   const { maxSteps, dialect, admissibleActions, ...worldOptions } = parseOrThrow(
     textcraftConfigSchema,
     config ?? {},
@@ -129,9 +163,16 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextEnv {
 
   return {
     envId: TEXTCRAFT_ENV_ID,
-    async reset(options: ResetOptions) {
-      const { seed, taskId } = parseOrThrow(resetOptionsSchema, options, 'textcraft reset options');
-      const start = setup.start(seed, taskId);
+    async reset(options: TextcraftResetOptions) {
+      const { seed, taskId, goal, commands } = parseOrThrow(
+        textcraftResetOptionsSchema,
+        options,
+        'textcraft reset options',
+      );
+      const start =
+        goal !== undefined && commands !== undefined
+          ? setup.listed({ goal, commands })
+          : setup.start(seed, taskId);
       const fresh: Episode = { start, taskId, steps: 0, last: undefined as never };
       fresh.last = result(fresh, start.opening, true, false);
       episode = fresh;
@@ -140,7 +181,7 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextEnv {
     async step(action: string) {
       return stepEpisode(TEXTCRAFT_ENV_ID, episode, action, (current, command) => {
         const step = current.start.game.step(command);
-        return result(current, step.observation, step.executed, step.reward === 1);
+        return result(current, step.observation, step.executed, step.done);
       });
     },
     async close() {

@@ -14,6 +14,8 @@ export interface GameStep {
   readonly observation: string;
   /** 1 when this step crafted (or got) the goal. */
   readonly reward: 0 | 1;
+  /** AgentGym's `terminated`: this step crafted (or got) the goal, which ends the episode. */
+  readonly done: boolean;
   /** The command did what it says (`Got`, `Crafted`, `Inventory`) and was matched in full. */
   readonly executed: boolean;
 }
@@ -59,7 +61,8 @@ export class TextcraftGame {
     try {
       return this.play(action);
     } catch (error) {
-      if (error instanceof ActionFailed) return { observation: error.message, reward: 0, executed: false };
+      if (error instanceof ActionFailed)
+        return { observation: error.message, reward: 0, done: false, executed: false };
       throw error;
     }
   }
@@ -74,7 +77,7 @@ export class TextcraftGame {
       let observation = 'Inventory: ';
       if (this.inventory.size === 0) observation += 'You are not carrying anything.';
       for (const [itemId, count] of this.inventory) observation += `[${itemIdToText(itemId)}] (${count}) `;
-      return { observation, reward: 0, executed: action === 'inventory' };
+      return { observation, reward: 0, done: false, executed: action === 'inventory' };
     }
     throw new ActionFailed(`Could not execute ${action}`);
   }
@@ -93,6 +96,7 @@ export class TextcraftGame {
     return {
       observation: `Got ${amount} ${text}`,
       reward: item.itemId === this.goal ? 1 : 0,
+      done: item.itemId === this.goal,
       executed: whole,
     };
   }
@@ -130,6 +134,7 @@ export class TextcraftGame {
     return {
       observation: `Crafted ${made.count} ${madeId}`,
       reward: madeId === this.goal ? 1 : 0,
+      done: madeId === this.goal,
       executed: whole,
     };
   }

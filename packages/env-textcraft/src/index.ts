@@ -9,7 +9,10 @@ export {
 export {
   createTextcraftEnv,
   type TextcraftConfig,
+  type TextcraftEnv,
+  type TextcraftResetOptions,
   textcraftConfigSchema,
+  textcraftResetOptionsSchema,
   textcraftTask,
 } from './env';
 export { type GameStep, TextcraftGame, textcraftOpening } from './game';
@@ -30,6 +33,8 @@ export {
   builtinRecipeWorld,
   type EpisodeStart,
   GENERATED_SPLITS,
+  type ListedTask,
+  listedTaskSchema,
   resolveSetup,
   SPLITS,
   TEXTCRAFT_ENV_ID,

@@ -72,6 +72,40 @@ export interface TextcraftSetup {
   readonly traversal: 'fixed' | '2024';
   /** The episode of a task id, or of `data_idx = seed` without one. */
   start(seed: number, taskId: string | undefined): EpisodeStart;
+  /**
+   * The episode of a given goal and crafting listing (AgentGym's `reset(commands=…, goal=…)`): the
+   * listing shown as given, the goal an item id (`minecraft:birch_stairs`) or its words.
+   */
+  listed(task: ListedTask): EpisodeStart;
+}
+
+/**
+ * A TextCraft task given whole, as AgentGym's `TextCraftEnv.reset(commands=…, goal=…)` takes it:
+ * the goal item and the crafting commands the opening lists.
+ */
+export const listedTaskSchema = z.strictObject({
+  /** The goal: an item id (`minecraft:birch_stairs`, AgentGym's form) or its words (`birch stairs`). */
+  goal: z.string().min(1),
+  /**
+   * The crafting commands, one recipe line each (`craft 4 birch planks using 1 birch logs`), as one
+   * text joined by newlines (shown verbatim, as AgentGym shows it) or as a list of lines.
+   */
+  commands: z.union([z.string(), z.array(z.string())]),
+});
+export type ListedTask = z.infer<typeof listedTaskSchema>;
+
+/** Each world's recipes by listing line, for reading a given listing. */
+const recipesByText = new WeakMap<RecipeWorld, Map<string, Recipe>>();
+function recipeOfLine(world: RecipeWorld, line: string): Recipe | undefined {
+  let byText = recipesByText.get(world);
+  if (byText === undefined) {
+    byText = new Map();
+    for (const recipes of world.itemRecipes.values())
+      for (const recipe of recipes)
+        if (!byText.has(world.text(recipe))) byText.set(world.text(recipe), recipe);
+    recipesByText.set(world, byText);
+  }
+  return byText.get(line);
 }
 
 let builtinWorld: RecipeWorld | undefined;
@@ -159,6 +193,16 @@ export function resolveSetup(options: WorldOptions | undefined): TextcraftSetup 
           valid_unseen: splits.valid_unseen,
         };
 
+  /** The engine of an episode: under the 2024 traversal, with the lists a fresh server's walk from the goal leaves. */
+  const gameOf = (episodeWorld: RecipeWorld, goal: string) => {
+    const craftLists = traversal === '2024' ? lists2024(episodeWorld, goal) : undefined;
+    return new TextcraftGame(
+      episodeWorld,
+      goal,
+      craftLists === undefined ? undefined : (id) => craftLists.get(id) ?? episodeWorld.itemRecipes.get(id),
+    );
+  };
+
   const episode = (
     episodeWorld: RecipeWorld,
     goal: string,
@@ -167,12 +211,6 @@ export function resolveSetup(options: WorldOptions | undefined): TextcraftSetup 
   ) => {
     const { recipes, lines } = craftingListing(episodeWorld, goal, createRng(listingSeed));
     const goalText = itemIdToText(goal);
-    const craftLists = traversal === '2024' ? lists2024(episodeWorld, goal) : undefined;
-    const game = new TextcraftGame(
-      episodeWorld,
-      goal,
-      craftLists === undefined ? undefined : (id) => craftLists.get(id) ?? episodeWorld.itemRecipes.get(id),
-    );
     return {
       world: episodeWorld,
       goal,
@@ -180,7 +218,38 @@ export function resolveSetup(options: WorldOptions | undefined): TextcraftSetup 
       dataIdx,
       listing: recipes,
       opening: textcraftOpening(lines.join('\n'), goalText),
-      game,
+      game: gameOf(episodeWorld, goal),
+    };
+  };
+
+  const listed = (task: ListedTask): EpisodeStart => {
+    const { goal: given, commands } = parseOrThrow(listedTaskSchema, task, 'textcraft task');
+    const goal = given.startsWith('minecraft:') ? given : textToItemId(given);
+    if (!world.itemIds.has(goal)) {
+      throw new InvalidArgumentError(
+        `textcraft task: goal "${given}" is not an item of this recipe world (${goal}); give an item id such as "${world.goals()[0]?.itemId ?? 'minecraft:stick'}" or its words`,
+      );
+    }
+    const text = typeof commands === 'string' ? commands : commands.join('\n');
+    const listing = text.split('\n').flatMap((line, k) => {
+      if (line === '') return [];
+      const recipe = recipeOfLine(world, line);
+      if (recipe === undefined) {
+        throw new InvalidArgumentError(
+          `textcraft task: commands line ${k + 1} "${line.slice(0, 200)}" is not a recipe of this recipe world; each line must be a listing line such as "${world.text(world.recipesOf(goal)[0] ?? [...world.itemRecipes.values()][0]![0]!)}"`,
+        );
+      }
+      return [recipe];
+    });
+    const goalText = itemIdToText(goal);
+    return {
+      world,
+      goal,
+      goalText,
+      dataIdx: undefined,
+      listing,
+      opening: textcraftOpening(text, goalText),
+      game: gameOf(world, goal),
     };
   };
 
@@ -189,6 +258,7 @@ export function resolveSetup(options: WorldOptions | undefined): TextcraftSetup 
     goals,
     splits: resolvedSplits,
     traversal,
+    listed,
     start(seed, taskId) {
       if (taskId === undefined) {
         return episode(world, goals[seed % goals.length]!, seed, `textcraft/listing/${seed}`);

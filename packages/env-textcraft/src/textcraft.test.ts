@@ -151,3 +151,60 @@ describe('textcraft bad input', () => {
     });
   });
 });
+
+describe("a goal with its crafting listing (AgentGym's reset(commands=…, goal=…))", () => {
+  /** The listing lines and the goal of the built-in world's episode at `seed`. */
+  async function listingOf(seed: number) {
+    const first = await createTextcraftEnv().reset({ seed });
+    const [, commands] = /^Crafting commands:\n([\s\S]*)\n\nGoal: craft .+\.$/.exec(first.observation)!;
+    return { commands: commands!, goal: first.info.goal as string, first };
+  }
+
+  it('opens with the listing as given and the goal, plays it, and ends done when the goal is crafted', async () => {
+    const { commands, goal, first } = await listingOf(3);
+    const env = createTextcraftEnv();
+    const opening = await env.reset({ seed: 0, goal: `minecraft:${goal.replaceAll(' ', '_')}`, commands });
+    expect(opening.observation).toBe(first.observation);
+    expect(opening.admissibleActions).toEqual(first.admissibleActions);
+    expect(opening.info).toEqual({ won: false, valid: true, task: `craft ${goal}`, goal });
+    const [task] = await textcraftTasks
+      .tasks('train', { offset: 0, limit: 200 })
+      .then((all) => all.filter((t) => t.seed === 3));
+    const { actions } = await textcraftTasks.oracle(task!);
+    let last = opening;
+    for (const action of actions) last = await env.step(action);
+    expect(last).toMatchObject({ reward: 1, terminated: true, truncated: false, info: { won: true } });
+    expect((await env.step('inventory')).observation).toBe(EPISODE_OVER_OBSERVATION);
+  });
+
+  it('takes the goal in words and the listing as lines, and the engine reports done on the winning step', async () => {
+    const { commands, goal } = await listingOf(3);
+    const env = createTextcraftEnv();
+    const lines = commands.split('\n');
+    const opening = await env.reset({ seed: 0, goal, commands: lines });
+    expect(opening.observation).toBe(`Crafting commands:\n${commands}\n\nGoal: craft ${goal}.`);
+    // A listing of one line: only what it lists is offered, yet every recipe of the world can be crafted.
+    const short = await env.reset({ seed: 0, goal, commands: lines.slice(0, 1) });
+    expect(short.observation).toBe(`Crafting commands:\n${lines[0]}\n\nGoal: craft ${goal}.`);
+  });
+
+  it('refuses, naming the field, a goal without commands, a task id beside them, a misspelt field', async () => {
+    const env = createTextcraftEnv();
+    const { commands, goal } = await listingOf(3);
+    await expect(env.reset({ seed: 0, goal })).rejects.toThrow(/commands: is required with goal/);
+    await expect(env.reset({ seed: 0, commands })).rejects.toThrow(/goal: is required with commands/);
+    await expect(env.reset({ seed: 0, taskId: 'train-1', goal, commands })).rejects.toThrow(
+      /taskId: cannot go/,
+    );
+    await expect(env.reset({ seed: 0, goal, command: commands } as never)).rejects.toThrow(
+      /Unrecognized key: "command"/,
+    );
+    await expect(env.reset({ seed: 0, goal: 'unobtainium', commands })).rejects.toThrow(
+      /goal "unobtainium" is not an item of this recipe world/,
+    );
+    await expect(
+      env.reset({ seed: 0, goal, commands: `${commands}\ncraft 1 pony using 2 cake` }),
+    ).rejects.toThrow(/commands line \d+ "craft 1 pony using 2 cake" is not a recipe of this recipe world/);
+    await expect(env.reset({ seed: 0, goal, commands })).resolves.toMatchObject({ info: { goal } });
+  });
+});

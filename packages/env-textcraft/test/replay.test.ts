@@ -183,6 +183,57 @@ describe.skipIf(base === undefined)(
       );
     });
 
+    it("replays every trajectory through the env reset with its own goal and listing (AgentGym's reset(commands, goal))", async () => {
+      const lines = readFileSync(join(base!, '8023looker__PilotRL@c64319c/replay.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
+      const trajectories = lines.slice(1).map((line) => trajectorySchema.parse(JSON.parse(line)));
+      // No pinned goals or splits: a goal given whole needs neither.
+      const env = createTextcraftEnv({
+        recipesDir: recipesDir!,
+        traversal: '2024',
+        dialect: 'agenttraj',
+        maxSteps: 100,
+      });
+      const fixed = createTextcraftEnv({ recipesDir: recipesDir!, dialect: 'agenttraj', maxSteps: 100 });
+      const mismatches: string[] = [];
+      let observations = 0;
+      const fixedDiffer: string[] = [];
+      for (const trajectory of trajectories) {
+        const [, commands, goal] = /^Instruction:\nCrafting commands:\n([\s\S]*)\n\nGoal: craft (.+)\.$/.exec(
+          trajectory.initial_observation,
+        )!;
+        const first = await env.reset({ seed: 0, goal: goal!, commands: commands! });
+        if (first.observation !== trajectory.initial_observation)
+          mismatches.push(`${trajectory.item_id}: opening`);
+        let last = first;
+        for (const [i, step] of trajectory.steps.entries()) {
+          last = await env.step(step.action);
+          if (step.observation === null) continue;
+          observations++;
+          if (last.observation !== step.observation) mismatches.push(`${trajectory.item_id} step ${i + 1}`);
+          if (last.terminated) mismatches.push(`${trajectory.item_id} step ${i + 1}: done early`);
+        }
+        if (!(last.terminated && last.reward === 1 && last.info.won))
+          mismatches.push(`${trajectory.item_id}: not done`);
+        // The 2025 rules answer a trajectory that used quirk Q1 differently.
+        await fixed.reset({ seed: 0, goal: goal!, commands: commands! });
+        let same = true;
+        for (const step of trajectory.steps) {
+          const answer = await fixed.step(step.action);
+          if (step.observation !== null && answer.observation !== step.observation) same = false;
+        }
+        if (!same) fixedDiffer.push(trajectory.item_id);
+      }
+      expect(mismatches).toEqual([]);
+      expect(observations).toBe(2618);
+      // textcraft_210's `craft 4 birch stairs using 1 birch logs` is one of the Q1 steps.
+      expect(fixedDiffer).toContain('textcraft_210');
+      console.log(
+        `textcraft replay through reset(goal, commands): ${trajectories.length} trajectories, ${observations} observations, 0 mismatches; the 2025 rules answer ${fixedDiffer.length} of them differently`,
+      );
+    });
+
     it('has AgentGym splits from the id lists, and the oracle wins every task of them', async () => {
       const tasks = createTextcraftTasks(options);
       expect([tasks.count('train'), tasks.count('valid_seen'), tasks.count('valid_unseen')]).toEqual([
