@@ -38,7 +38,7 @@ describe('every dialect', () => {
     });
     expect(await api.postJson('/babyai/close', { id: first })).toBe(true);
     const afterClose = await api.postJson('/babyai/reset', { id: first, data_idx: 0 });
-    expect(afterClose.error).toMatch(/^The task with environment \d+ has been deleted: it was closed\.$/);
+    expect(afterClose).toEqual({ error: `The task with environment ${first} has been deleted.` });
   });
 
   it("answers a session's id only to the client that created it: to another it is not valid", async () => {
@@ -100,9 +100,24 @@ describe('ALFWorld', () => {
     expect(await api.postJson('/alfworld/reset', { id, game: 0, world_type: 'Text3D' })).toEqual({
       error: 'world_type must be one of "Text", "Embody" and "Hybrid"',
     });
-    expect((await api.postJson('/alfworld/reset', { id, game: 2620, world_type: 'Text' })).error).toMatch(
-      /^The game 2620 is not valid/,
-    );
+    expect(await api.postJson('/alfworld/reset', { id, game: 2620, world_type: 'Text' })).toEqual({
+      error: 'list index out of range',
+    });
+    expect(await api.postJson('/alfworld/reset', { id, game: -2621, world_type: 'Text' })).toEqual({
+      error: 'list index out of range',
+    });
+    // The original checks world_type before the id.
+    expect(await api.postJson('/alfworld/reset', { id: id + 1, game: 0, world_type: 'Text3D' })).toEqual({
+      error: 'world_type must be one of "Text", "Embody" and "Hybrid"',
+    });
+  });
+
+  it('plays a negative game from the end of the list, as Python indexes it', async () => {
+    const { id } = await api.postJson('/alfworld/create');
+    const last = await api.postJson('/alfworld/reset', { id, game: -1, world_type: 'Text' });
+    const { id: other } = await api.postJson('/alfworld/create');
+    const same = await api.postJson('/alfworld/reset', { id: other, game: 2619, world_type: 'Text' });
+    expect({ ...same, id }).toEqual(last);
   });
 });
 
@@ -161,7 +176,71 @@ describe('Maze', () => {
     expect((await api.get(`/maze/detail?id=${id}`)).json).toEqual({
       error: `The task with environment ${id} has finished.`,
     });
-    expect((await api.postJson('/maze/reset', { id, game: 26 })).error).toMatch(/The game 26 is not valid/);
+    expect(await api.postJson('/maze/reset', { id, game: 26 })).toEqual({
+      error: 'The game 26 is not valid.',
+    });
+  });
+});
+
+describe("the originals' error payloads, word for word", () => {
+  it('Maze: game 26 and past it not valid, game 25 (the goal) the empty message of a failed assert', async () => {
+    const { id } = await api.postJson('/maze/create');
+    expect(await api.post('/maze/reset', { id, game: 25 })).toEqual({ status: 200, text: '{"error":""}' });
+    expect(await api.post('/maze/reset', { id, game: 26 })).toEqual({
+      status: 200,
+      text: '{"error":"The game 26 is not valid."}',
+    });
+    expect(await api.postJson('/maze/reset', { id, game: 1000 })).toEqual({
+      error: 'The game 1000 is not valid.',
+    });
+    // Python indexes the start cells from the end: -1 is game 25, -26 game 0, -27 none.
+    expect(await api.postJson('/maze/reset', { id, game: -1 })).toEqual({ error: '' });
+    expect(await api.postJson('/maze/reset', { id, game: -27 })).toEqual({
+      error: 'list index out of range',
+    });
+    const zero = await api.postJson('/maze/reset', { id, game: -26 });
+    expect(zero).toEqual(await api.postJson('/maze/reset', { id, game: 0 }));
+    expect(zero.observation).toBe(
+      'The goal is at position 8, 6. Your current position is at position 1, 1. There are walls to your left, above you, below you.',
+    );
+  });
+
+  it('a step before any reset: the bare id (KeyError) on BabyAI, Maze and ALFWorld', async () => {
+    for (const prefix of ['/babyai', '/maze', '/alfworld']) {
+      const { id } = await api.postJson(`${prefix}/create`);
+      expect(await api.postJson(`${prefix}/step`, { id, action: 'look' })).toEqual({ error: String(id) });
+    }
+  });
+
+  it("BabyAI: a negative data_idx gets Gymnasium's refusal of its negative seed", async () => {
+    const { id } = await api.postJson('/babyai/create');
+    expect(await api.postJson('/babyai/reset', { id, data_idx: -1 })).toEqual({
+      error: 'Seed must be greater or equal to zero, actual value: -1',
+    });
+    expect(await api.postJson('/babyai/reset', { id, data_idx: -81 })).toEqual({
+      error: 'Seed must be greater or equal to zero, actual value: -3',
+    });
+  });
+
+  it('every dialect: an unknown id, a finished task, a closed one', async () => {
+    for (const [prefix, reset, action] of [
+      ['/babyai', { data_idx: 0 }, 'turn left'],
+      ['/maze', { game: 0 }, 'move up'],
+      ['/wordle', { seed: 0 }, 'x y z z y'],
+      ['/textcraft', { data_idx: 0 }, 'inventory'],
+      ['/alfworld', { game: 0, world_type: 'Text' }, 'look'],
+    ] as const) {
+      const { id } = await api.postJson(`${prefix}/create`);
+      const unknown = id === 1 ? 2 : 1;
+      expect(await api.postJson(`${prefix}/step`, { id: unknown, action })).toEqual({
+        error: `The id ${unknown} is not valid.`,
+      });
+      await api.postJson(`${prefix}/reset`, { id, ...reset });
+      expect(await api.postJson(`${prefix}/close`, { id })).toBe(true);
+      expect(await api.postJson(`${prefix}/step`, { id, action })).toEqual({
+        error: `The task with environment ${id} has been deleted.`,
+      });
+    }
   });
 });
 

@@ -40,24 +40,26 @@ export const alfworldDialect: AgentGymDialect = {
   health: 'This is environment AlfWorld.',
   envOptions: { maxSteps: AGENTGYM_STEP_LIMIT },
   refusesAfterDone: true,
+  /** `self.env[idx]` before any reset: `KeyError(idx)`, whose text is the id. */
+  stepBeforeReset: (id) => String(id),
   getRoutes: ['available_actions', 'observation', 'detail'],
   initialInfo: () => ({ done: false, reward: 0, deleted: false }),
   resetBody: z.object({ id: z.number().int(), game: z.number().int(), world_type: z.string() }),
-  async resetOptions(body, served) {
+  /** Checked before the id, as the original's `reset` does. */
+  refuseReset(body) {
     if (!WORLD_TYPES.includes(body.world_type as string)) {
       throw new AgentGymError('world_type must be one of "Text", "Embody" and "Hybrid"');
     }
-    const game = body.game as number;
-    if (game < 0 || game >= ALFWORLD_GAMES) {
-      throw new AgentGymError(
-        `The game ${game} is not valid: AgentGym's ALFWorld games are 0-${ALFWORLD_GAMES - 1} (0-${ALFWORLD_TRAIN_GAMES - 1} train, the rest its test games)`,
-      );
-    }
+  },
+  async resetOptions(body, served) {
+    // `self.games[game]`: Python's indexing, a negative game counted from the end.
+    const given = body.game as number;
+    const game = given < 0 ? given + ALFWORLD_GAMES : given;
+    if (game < 0 || game >= ALFWORLD_GAMES) throw new AgentGymError('list index out of range');
     const [split, index] =
       game < ALFWORLD_TRAIN_GAMES ? ['train', game] : ['valid_seen', game - ALFWORLD_TRAIN_GAMES];
     const [task] = await served.tasks.tasks(split as string, { offset: index as number, limit: 1 });
-    if (task === undefined)
-      throw new AgentGymError(`The game ${game} is not valid: split ${split} has no task ${index}`);
+    if (task === undefined) throw new AgentGymError('list index out of range');
     return { seed: task.seed, taskId: task.taskId };
   },
   resetReply(session, body, result) {

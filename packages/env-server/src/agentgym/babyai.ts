@@ -6,6 +6,7 @@ import type { StepResult } from '@pilotrl/core';
 import { z } from 'zod';
 import type { AgentGymDialect, DialectSession } from './dialect';
 import { AGENTGYM_STEP_LIMIT } from './limits';
+import { AgentGymError } from './runtime';
 
 const scoreOf = (result: StepResult) => (typeof result.info.score === 'number' ? result.info.score : 0);
 
@@ -27,11 +28,20 @@ export const babyaiDialect: AgentGymDialect = {
   health: 'This is environment BabyAI.',
   envOptions: { maxSteps: AGENTGYM_STEP_LIMIT, dialect: 'agentgym' },
   refusesAfterDone: true,
+  /** `self.env[idx]` before any reset: `KeyError(idx)`, whose text is the id. */
+  stepBeforeReset: (id) => String(id),
   getRoutes: ['observation'],
   initialInfo: () => ({ deleted: false, done: false }),
-  resetBody: z.object({ id: z.number().int(), data_idx: z.number().int().nonnegative() }),
+  resetBody: z.object({ id: z.number().int(), data_idx: z.number().int() }),
   async resetOptions(body) {
     const dataIdx = body.data_idx as number;
+    // Level `data_idx % 40 + 1` with seed `data_idx // 40`: below 0 the seed is negative, which
+    // Gymnasium's seeding refuses in these words.
+    if (dataIdx < 0) {
+      throw new AgentGymError(
+        `Seed must be greater or equal to zero, actual value: ${Math.floor(dataIdx / 40)}`,
+      );
+    }
     return { seed: dataIdx, taskId: `babyai_${dataIdx}` };
   },
   resetReply(session, _body, result) {

@@ -36,6 +36,13 @@ export interface AgentGymDialect {
   /** `info[id]` right after `/create`. */
   initialInfo(): Record<string, unknown>;
   readonly resetBody: z.ZodType<ResetBody>;
+  /**
+   * The original's answer to a step of a session created but never reset, where it has one:
+   * `str(KeyError(id))`, the bare id, for the servers that keep their envs in a dict filled at reset.
+   */
+  stepBeforeReset?(id: number): string;
+  /** Refuses a reset body before its id is checked, where the original checks it first (ALFWorld's `world_type`). */
+  refuseReset?(body: ResetBody): void;
   /** The reset options of a reset body: the documented, deterministic index → task mapping. */
   resetOptions(body: ResetBody, served: ServedEnv): Promise<ResetOptions>;
   /** `/reset`'s reply; it also brings `session.info` and `session.observation` up to date. */

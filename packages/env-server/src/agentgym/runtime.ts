@@ -122,6 +122,10 @@ export class AgentGymRuntime {
     }
     if ('gone' in found) {
       if (found.gone === 'unknown') throw new AgentGymError(`The id ${id} is not valid.`);
+      // Closed by its client: the original's words. Ended by the server (idle, past a deadline,
+      // disconnected), which the originals never do: the same sentence with the reason.
+      if (found.gone === 'closed')
+        throw new AgentGymError(`The task with environment ${id} has been deleted.`);
       throw new AgentGymError(
         `The task with environment ${id} has been deleted: ${goneReason(found.gone, this.context.limits.idleTimeoutMs)}.`,
       );
@@ -133,6 +137,7 @@ export class AgentGymRuntime {
   }
 
   private async reset(body: ResetBody, client: string): Promise<unknown> {
+    this.context.dialect.refuseReset?.(body);
     return this.play(this.check(body.id, client, true), body);
   }
 
@@ -155,7 +160,8 @@ export class AgentGymRuntime {
     const env = session.env;
     if (!session.state.started || env === undefined) {
       throw new AgentGymError(
-        `The environment ${id} has not been reset yet; POST /${dialect.name}/reset first.`,
+        dialect.stepBeforeReset?.(id) ??
+          `The environment ${id} has not been reset yet; POST /${dialect.name}/reset first.`,
       );
     }
     const reply = await pool.run(session, 'step', async () => {
