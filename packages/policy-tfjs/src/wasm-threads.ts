@@ -5,7 +5,7 @@
 // bundle's top-level helpers the factory source refers to, and reports enough CPU cores while the
 // module starts (the pool is capped at cores / 2). Call it before the wasm backend initialises,
 // and `tf.removeBackend('wasm')` at shutdown, or the pthread workers keep the process alive.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -42,8 +42,13 @@ function prelude(): string {
 /** Makes the next wasm backend start use `threads` XNNPACK threads; call `restore()` after tf.ready(). */
 export function enableNodeWasmThreads(threads: number): { restore(): void } {
   const dir = mkdtempSync(join(os.tmpdir(), 'pilotrl-tfjs-wasm-'));
+  // Workers started later (a pool that grows) read the files too, so they stay until exit.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const mainPath = join(dir, 'main.js');
   const workerPath = join(dir, 'worker.js');
+  // The backend asks for the worker script once per pool worker while earlier workers are still
+  // reading it, so it is written once, whole (renamed into place), never rewritten.
+  let workerWritten = false;
   const OriginalBlob = globalThis.Blob;
   const originalCreate = URL.createObjectURL;
   const originalCpus = os.cpus;
@@ -61,8 +66,12 @@ export function enableNodeWasmThreads(threads: number): { restore(): void } {
   URL.createObjectURL = (blob: Blob) => {
     const text = texts.get(blob);
     if (text?.includes('worker_threads')) {
-      const shim = `URL.createObjectURL=function(){return ${JSON.stringify(mainPath)}};URL.revokeObjectURL=function(){};\n`;
-      writeFileSync(workerPath, shim + text);
+      if (!workerWritten) {
+        const shim = `URL.createObjectURL=function(){return ${JSON.stringify(mainPath)}};URL.revokeObjectURL=function(){};\n`;
+        writeFileSync(`${workerPath}.partial`, shim + text);
+        renameSync(`${workerPath}.partial`, workerPath);
+        workerWritten = true;
+      }
       return workerPath;
     }
     return originalCreate.call(URL, blob);
