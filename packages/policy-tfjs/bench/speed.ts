@@ -10,8 +10,9 @@
 //   pnpm bench -- --backends=wasm          # one backend
 //   pnpm bench -- --profile                # also the slowest kernels of one training step (tf.profile)
 //   pnpm bench -- --threads=2              # wasm with 2 XNNPACK threads
+//   pnpm bench -- --json=figures.json      # also the figures by size and backend, as JSON
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Datum } from '@pilotrl/core';
@@ -284,9 +285,11 @@ console.log(`(wasm overrides: ${wasm.overrides.join(', ') || 'none'})`);
 
 const tokenizer = benchTokenizer();
 const ratios: string[] = [];
+const bySize: Record<string, Partial<Record<BackendChoice, Figures>>> = {};
 for (const size of SIZES.filter((s) => wanted.includes(s.name))) {
   const figures = new Map<BackendChoice, Figures>();
   for (const backend of backends) figures.set(backend, await benchSize(size, tokenizer, backend));
+  bySize[size.name] = Object.fromEntries(figures);
   // Per CPU-second against PyTorch on the same number of threads, and on one thread (PyTorch's
   // most CPU-efficient setting); wall-clock against PyTorch on the same number of threads.
   const threadCounts = [...new Set([1, ...[...figures.values()].map((f) => f.threads)])];
@@ -315,4 +318,5 @@ for (const size of SIZES.filter((s) => wanted.includes(s.name))) {
   }
 }
 console.log(`\n## Ratios\n${ratios.join('\n')}`);
+if (args.has('json')) writeFileSync(args.get('json')!, `${JSON.stringify({ sizes: bySize }, null, 2)}\n`);
 shutdownBackend();
