@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { CliIo } from './commands/io';
 import { type CurriculumConfig, type CurriculumConfigInput, parseConfig } from './config/curriculum-config';
+import { runPaths } from './run/run-dir';
+import { TensorBoardLog } from './run/tensorboard-log';
 
 /** A joint stage of one iteration, one task and two samples, rewarded on the outcome alone. */
 export const oneJointStage = {
@@ -136,4 +138,17 @@ export function withoutMeasuredCosts(records: readonly unknown[]): Record<string
   return records.map((record) =>
     Object.fromEntries(Object.entries(record as object).filter(([key]) => !measured(key))),
   );
+}
+
+/**
+ * The events of a run's TensorBoard file without their wall times and the scalars that measure the
+ * machine (as `withoutMeasuredCosts` drops them from the records).
+ */
+export function eventsWithoutMeasuredCosts(runDir: string) {
+  const measured = (tag: string) => /^charts\/SPS$|^compute\/|\/cpuSeconds$/.test(tag);
+  return new TensorBoardLog(runPaths(runDir).tensorboard).read().map(({ step, fileVersion, scalars }) => ({
+    step,
+    fileVersion,
+    scalars: scalars?.filter(({ tag }) => !measured(tag)),
+  }));
 }

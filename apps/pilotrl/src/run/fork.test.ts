@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { CheckpointError, ConfigError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
 import { train } from '../commands/train';
-import { quietIo, tinyCorridorConfig, withoutMeasuredCosts } from '../tiny-corridor.testing';
+import {
+  eventsWithoutMeasuredCosts,
+  quietIo,
+  tinyCorridorConfig,
+  withoutMeasuredCosts,
+} from '../tiny-corridor.testing';
 import { forkDifferences, forkRun } from './fork';
 import { readManifest, runPaths } from './run-dir';
 
@@ -33,6 +38,9 @@ describe('forkRun', () => {
     expect(metrics(forked)).toEqual(metrics(whole));
     expect(evals(forked)).toEqual(evals(whole));
     expect(evals(forked).slice(0, 1)).toEqual(evals(warm));
+    // The TensorBoard file too: the warm start's part copied, the rest appended.
+    expect(eventsWithoutMeasuredCosts(forked)).toEqual(eventsWithoutMeasuredCosts(whole));
+    expect(eventsWithoutMeasuredCosts(whole).map((event) => event.step)).toEqual([0, 1, 2, 2, 3, 4, 4]);
     // The target is a run with checkpoints now: a second fork into it is refused.
     expect(() => forkRun(warm, forked, config, [])).toThrow(CheckpointError);
     // A fork cut short before its checkpoint was copied is started again.
@@ -43,6 +51,7 @@ describe('forkRun', () => {
     forkRun(warm, cut, config, []);
     await train({ resume: cut, report: false }, quietIo, ['train']);
     expect(metrics(cut)).toEqual(metrics(whole));
+    expect(eventsWithoutMeasuredCosts(cut)).toEqual(eventsWithoutMeasuredCosts(whole));
   }, 120_000);
 
   it('refuses a config that differs on the shared phases, naming the keys, and an unfinished source', async () => {

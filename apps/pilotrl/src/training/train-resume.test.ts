@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl } from '../run/jsonl';
-import { runPaths } from '../run/run-dir';
-import { TensorBoardLog } from '../run/tensorboard-log';
-import { resumableCurriculumYaml, spawnPilotrl, withoutMeasuredCosts } from '../tiny-corridor.testing';
+import {
+  eventsWithoutMeasuredCosts,
+  resumableCurriculumYaml,
+  spawnPilotrl,
+  withoutMeasuredCosts,
+} from '../tiny-corridor.testing';
 
 describe('pilotrl train --resume', () => {
   it('N iterations equal N/2, a kill -9, a resume and N/2 more, metric for metric', async () => {
@@ -37,14 +40,9 @@ describe('pilotrl train --resume', () => {
       expect(withoutMeasuredCosts(readJsonl(join(interrupted, file))), file).toEqual(expected);
     }
     // The TensorBoard event file too: cut back with the JSONL logs, so no step is there twice.
-    const events = (run: string) =>
-      new TensorBoardLog(runPaths(run).tensorboard).read().map(({ step, fileVersion, scalars }) => ({
-        step,
-        fileVersion,
-        scalars: scalars?.filter(({ tag }) => !/^charts\/SPS$|^compute\/|\/cpuSeconds$/.test(tag)),
-      }));
-    expect(events(straight).map((event) => event.step)).toEqual([0, 1, 1, 2, 2, 3, 3, 4, 4]);
-    expect(events(interrupted)).toEqual(events(straight));
+    const events = eventsWithoutMeasuredCosts(straight);
+    expect(events.map((event) => event.step)).toEqual([0, 1, 1, 2, 2, 3, 3, 4, 4]);
+    expect(eventsWithoutMeasuredCosts(interrupted)).toEqual(events);
     const metrics = readJsonl(join(straight, 'metrics.jsonl')) as Record<string, unknown>[];
     expect(metrics.map((m) => m.phase)).toEqual(['sft', 'sft', 'joint', 'joint']);
     // Training compute accumulates over the run, across the kill and resume too.
