@@ -2,18 +2,23 @@
 // reference/tiny_hf_models.py in the venv of reference/setup.sh; no model hub): a tied float32 Qwen3
 // in one file, an untied sharded Llama with grouped-query attention and attention biases, and a
 // sharded bf16 Qwen3. On native TensorFlow and on wasm, every position's logits equal transformers'
-// within 1e-4 and greedy generations (our KV cache against its) are identical, with no tensor leaked. Without the venv
+// within 1e-4 and greedy generations (our KV cache against its) are identical, with no tensor leaked;
+// our tokenizer encodes text as AutoTokenizer does and our chat template renders conversations as
+// apply_chat_template does, text and ids. Without the venv
 // these tests skip loudly, and fail when CI is set.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { ChatMessage } from '@pilotrl/core';
 import { PilotRLError } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceVenv } from '../../../../tooling/reference-suite';
 import { type BackendChoice, initBackend } from '../backend';
 import { nativeInstallState, nativePackageDir } from '../native/native-install';
+import { BpeTokenizer } from './bpe-tokenizer';
+import { readChatTemplate } from './hf-chat-template';
 import { HfDecoderModel } from './llama';
 import { readHfWeights } from './model-dir';
 
@@ -32,7 +37,50 @@ const MAX_NEW_TOKENS = 12;
 interface Answer {
   logits: number[][][];
   greedy: number[][];
+  encoded: number[][];
+  chat: { text: string; ids: number[] }[];
 }
+
+const TEXTS = [
+  'Count from 1 to 20: 12345, 2024.',
+  ' héllo  wörld\n\ttabs ✓ 😀 東京',
+  "It's I'LL we've DON'T <|im_start|>user\nhi<|im_end|><|eot_id|>",
+  'Cre\u0300me bru\u0302le\u0301e, naïve café',
+  '   leading spaces and trailing   \n\n\n',
+  '<think>\nreasoning\n</think>\n\nanswer<|begin_of_text|>',
+  '',
+];
+interface Chat {
+  messages: ChatMessage[];
+  add_generation_prompt: boolean;
+  enable_thinking?: boolean;
+}
+const CHATS: Chat[] = [
+  {
+    messages: [
+      { role: 'system', content: 'You are in a room.' },
+      { role: 'user', content: 'Your task is to: put a clean mug in the coffeemachine.' },
+    ],
+    add_generation_prompt: true,
+  },
+  {
+    messages: [
+      { role: 'system', content: 'Plan, then act.' },
+      { role: 'user', content: '  go to countertop 1  ' },
+      { role: 'assistant', content: '<think>\nthe mug is there\n</think>\n\ntake mug 1' },
+      { role: 'user', content: 'You take the mug 1.' },
+    ],
+    add_generation_prompt: true,
+    enable_thinking: false,
+  },
+  {
+    messages: [
+      { role: 'user', content: 'Hello, world!' },
+      { role: 'assistant', content: 'go to fridge 1\n' },
+    ],
+    add_generation_prompt: false,
+  },
+];
 
 // Ids below 420 are in every tiny model's vocabulary; rows of several lengths, from position 0.
 const ROWS = [
@@ -82,7 +130,13 @@ describe.skipIf(!reference.run)('Hugging Face decoders against transformers', ()
     expect(reference.installed, 'run packages/policy-tfjs/reference/setup.sh first').toBe(true);
     if (!nativeReady) throw new PilotRLError('the native backend is not set up (pnpm tfjs:doctor says why)');
     await python(['make', scratch]);
-    const request = { ids: ROWS, prompts: PROMPTS, max_new_tokens: MAX_NEW_TOKENS };
+    const request = {
+      ids: ROWS,
+      prompts: PROMPTS,
+      max_new_tokens: MAX_NEW_TOKENS,
+      texts: TEXTS,
+      chats: CHATS,
+    };
     const answers = JSON.parse(
       await python(['query', ...MODELS.map((name) => join(scratch, name))], JSON.stringify(request)),
     ) as Record<string, Answer>;
@@ -90,6 +144,27 @@ describe.skipIf(!reference.run)('Hugging Face decoders against transformers', ()
   });
 
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  for (const name of MODELS) {
+    it(`${name}: tokenizer.json encodes as AutoTokenizer, the chat template renders as apply_chat_template`, async () => {
+      const dir = join(scratch, name);
+      const tokenizer = await BpeTokenizer.fromDir(dir);
+      const template = await readChatTemplate(dir);
+      const want = expected.get(name)!;
+      expect(TEXTS.map((text) => tokenizer.encode(text))).toEqual(want.encoded);
+      // Decoding gives the text back as the tokenizer normalized it (Qwen's tokenizer: NFC).
+      const normalized = (text: string) => (name.startsWith('qwen3') ? text.normalize('NFC') : text);
+      for (const text of TEXTS) expect(tokenizer.decode(tokenizer.encode(text))).toBe(normalized(text));
+      for (const [c, chat] of CHATS.entries()) {
+        const text = template.render(chat.messages, {
+          addGenerationPrompt: chat.add_generation_prompt,
+          ...(chat.enable_thinking === undefined ? {} : { enableThinking: chat.enable_thinking }),
+        });
+        expect(text).toBe(want.chat[c]!.text);
+        expect(tokenizer.encode(text)).toEqual(want.chat[c]!.ids);
+      }
+    });
+  }
 
   for (const backend of BACKENDS) {
     for (const name of MODELS) {
