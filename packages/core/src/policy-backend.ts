@@ -106,8 +106,11 @@ export interface PolicyBackendDescriptor<Options extends PolicyOptions = PolicyO
   contextLength(options: Options): number;
   /** Problems among its own keys that no single key's schema sees (e.g. memory a model needs). */
   problems?(options: Options): readonly PolicyOptionsProblem[];
-  /** Starts what the backend runs on, before anything slow: says what runs, and where. */
-  start(options: Options): Promise<PolicyBackendStart>;
+  /**
+   * Starts what the backend runs on, before anything slow: says what runs, and where. `purpose`
+   * says whether weights will train in this process, so a backend can refuse what cannot train.
+   */
+  start(options: Options, purpose: 'train' | 'evaluate'): Promise<PolicyBackendStart>;
   /** The policy of a fresh run, and hashes of the data it was built from. */
   create(
     options: Options,

@@ -198,7 +198,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   } else if (options.checkpoint !== undefined) {
     const checkpointConfig = withBackend(config, options.backend);
     const backend = policyBackendOf(checkpointConfig.policy);
-    const { line } = await backend.start(checkpointConfig.policy);
+    const { line } = await backend.start(checkpointConfig.policy, 'evaluate');
     io.stderr.write(`pilotrl: ${line}\n`);
     const loaded = await loadRunPolicy(checkpointConfig, policyDir(options.checkpoint));
     policy = loaded;

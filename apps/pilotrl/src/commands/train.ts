@@ -83,7 +83,7 @@ async function startBackend(
   config: CurriculumConfig,
   log: (line: string) => void,
 ): Promise<PolicyBackendStart> {
-  const started = await policyBackendOf(config.policy).start(config.policy);
+  const started = await policyBackendOf(config.policy).start(config.policy, 'train');
   log(`pilotrl: ${started.line}`);
   return started;
 }

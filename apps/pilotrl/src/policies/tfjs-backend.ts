@@ -14,6 +14,7 @@ import {
 } from '@pilotrl/core';
 import {
   type BackendChoice,
+  type BackendInfo,
   describeBackend,
   initBackend,
   sftDatum,
@@ -119,6 +120,19 @@ export function createTfjsPolicy(
   });
 }
 
+/**
+ * Why training refuses the cpu backend (plain JavaScript): a training step there costs minutes
+ * where native TensorFlow takes a second, and its memory grows by gigabytes. It still evaluates.
+ */
+function cpuTrainingRefusal(info: BackendInfo): string {
+  const skipped = Object.entries(info.skipped).map(([name, why]) => `${name}: ${why}`);
+  return (
+    'the tfjs cpu backend (plain JavaScript) is too slow and memory-hungry to train on; train on ' +
+    "tensorflow or wasm (policy.backend or --backend; wasm needs no native library), and keep cpu for 'pilotrl eval'" +
+    (skipped.length === 0 ? '' : ` (skipped: ${skipped.join('; ')})`)
+  );
+}
+
 class TfjsRunPolicy extends DelegatingPolicy<TfjsPolicy> implements RunPolicy {
   get backendName(): string {
     return this.inner.backend.choice;
@@ -167,8 +181,9 @@ export const tfjsBackend: PolicyBackendDescriptor<TfjsBackendOptions> = {
     if (memory !== undefined) problems.push({ path: [memory.key], message: memory.message });
     return problems;
   },
-  async start(options) {
+  async start(options, purpose) {
     const info = await initBackend(backendOption(options.backend));
+    if (purpose === 'train' && info.choice === 'cpu') throw new ConfigError(cpuTrainingRefusal(info));
     return {
       line: `backend ${describeBackend(info)}`,
       platform: {
