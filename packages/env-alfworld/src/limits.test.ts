@@ -6,16 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ParseError } from '@pilotrl/core';
 import { describe, expect, it } from 'vitest';
+import { GameEngine } from './engine';
 import { compileGame } from './game';
 import { writeGameFile } from './game-file';
 import { generateScene } from './generator';
 import {
+  MAX_DERIVED_CHARS,
   MAX_DNF_BRANCHES,
   MAX_DNF_LITERALS,
   MAX_GAME_FILE_BYTES,
   MAX_GROUNDINGS,
   MAX_NESTING,
   MAX_OBJECTS,
+  MAX_RULE_DEPTH,
 } from './limits';
 import { loadGameFile } from './loaders';
 import { dnfSize, toBranches } from './normalize';
@@ -63,6 +66,38 @@ describe('nesting', () => {
     expect(() =>
       compileGame({ domain: file.pddl_domain, problem: file.pddl_problem, grammar, names: { grammar: 'g' } }),
     ).toThrow(/parentheses nest deeper than 64 \(MAX_NESTING\)/);
+  });
+});
+
+describe('grammar derivations at play time', () => {
+  const withTask = (rhs: string) =>
+    file.grammar.replace('"rhs": "Your task is to: put a clean soapbar in cabinet."', `"rhs": "${rhs}"`);
+  const play = (grammar: string) =>
+    new GameEngine(compileGame({ domain: file.pddl_domain, problem: file.pddl_problem, grammar })).reset();
+
+  it(`refuses a rule that expands to itself after ${MAX_RULE_DEPTH} levels, naming the loop, instead of overflowing the stack`, () => {
+    const grammar = withTask('Your task is to: #task#');
+    expect(grammar).not.toBe(file.grammar);
+    const error = errorOf(() => play(grammar));
+    expect(error.message).toBe(
+      `plan_trial_gen_424_2: grammar rules nest deeper than ${MAX_RULE_DEPTH} (MAX_RULE_DEPTH) expanding "task", which expands to itself through task → task → task → task`,
+    );
+  });
+
+  it(`refuses a derivation whose text doubles past ${MAX_DERIVED_CHARS} characters`, () => {
+    // task → twice a → twice b → ... : 2^30 copies of "x" without any rule reaching itself.
+    const levels = Array.from({ length: 30 }, (_, i) => `"r${i}": [{ "rhs": "#r${i + 1}##r${i + 1}#" }],`);
+    const grammar = withTask('#r0#').replace(
+      '"intro": [',
+      `${levels.join('\n')}\n"r30": [{ "rhs": "x" }],\n"intro": [`,
+    );
+    expect(() => play(grammar)).toThrow(
+      `plan_trial_gen_424_2: the grammar's text grows past ${MAX_DERIVED_CHARS} characters (MAX_DERIVED_CHARS) in rule "r30"`,
+    );
+  });
+
+  it("plays ALFWorld's own grammar within both limits", () => {
+    expect(play(file.grammar)).toContain('Your task is to: put a clean soapbar in cabinet.');
   });
 });
 

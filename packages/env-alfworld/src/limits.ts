@@ -3,7 +3,8 @@
 // condition's disjunctive normal form before it is expanded, and the steps of grounding as they are
 // taken. ALFWorld's files stay far below all of them; a file beyond one is refused with a
 // ParseError that names the file, the limit and the measured value, instead of exhausting the stack
-// or the heap.
+// or the heap. The grammar's derivations are bounded as they run, at play time (an EnvError naming
+// the rule).
 import { Buffer } from 'node:buffer';
 import { ParseError } from '@pilotrl/core';
 
@@ -28,6 +29,12 @@ export const MAX_DNF_LITERALS = 65_536;
  * tried with every object of its type, so k of them over n objects take n^k steps.
  */
 export const MAX_GROUNDINGS = 1_000_000;
+
+/** Deepest chain of grammar rules one derivation expands (ALFWorld's recorded games: 4); a rule that reaches itself hits it. */
+export const MAX_RULE_DEPTH = 256;
+
+/** Longest text one derivation writes, in characters (ALFWorld's recorded games: 660). */
+export const MAX_DERIVED_CHARS = 1_000_000;
 
 /** Refuses a text (a game file's part, a domain, a problem or a grammar) over `MAX_GAME_FILE_BYTES`. */
 export function checkTextSize(text: string, source: string): void {

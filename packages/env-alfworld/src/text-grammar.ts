@@ -2,7 +2,7 @@
 // `{expr | query}`, `[{...}]` lists, literal text) and derives text from them against a fact view,
 // with TextWorld's rule choice (first rule whose condition holds) and list rendering.
 import { EnvError, ParseError } from '@pilotrl/core';
-import { MAX_NESTING } from './limits';
+import { MAX_DERIVED_CHARS, MAX_NESTING, MAX_RULE_DEPTH } from './limits';
 import type { GrammarRuleText } from './twl2';
 
 /** A query conjunct such as `inreceptacle(o:object, r:receptacle)` (`!p` reads as `not_p`). */
@@ -266,6 +266,10 @@ type Value = string | { entity: number } | null;
 const truthy = (value: Value) => value !== null && value !== '';
 
 export class Deriver {
+  /** Rules being expanded, outermost first, and characters written by the derivation under way. */
+  private readonly expanding: string[] = [];
+  private written = 0;
+
   constructor(
     private readonly rules: RuleBook,
     private readonly where: string,
@@ -273,20 +277,32 @@ export class Deriver {
 
   derive(symbols: readonly GrammarSymbol[], bindings: Bindings, facts: FactView): string {
     const out: string[] = [];
+    this.expanding.length = 0;
+    this.written = 0;
     for (const symbol of symbols) this.symbol(symbol, bindings, facts, out);
     return out.join('');
+  }
+
+  private write(text: string, out: string[]): void {
+    this.written += text.length;
+    if (this.written > MAX_DERIVED_CHARS) {
+      throw new EnvError(
+        `${this.where}: the grammar's text grows past ${MAX_DERIVED_CHARS} characters (MAX_DERIVED_CHARS) in rule "${this.expanding.at(-1) ?? '(top)'}"`,
+      );
+    }
+    out.push(text);
   }
 
   private symbol(symbol: GrammarSymbol, bindings: Bindings, facts: FactView, out: string[]): void {
     switch (symbol.t) {
       case 'text':
-        out.push(symbol.value);
+        this.write(symbol.value, out);
         return;
       case 'rule':
         this.rule(symbol.name, bindings, facts, out);
         return;
       case 'eval':
-        out.push(this.stringify(this.evaluate(symbol.expr, bindings, facts), facts));
+        this.write(this.stringify(this.evaluate(symbol.expr, bindings, facts), facts), out);
         return;
       case 'cond':
         for (const context of this.contexts(symbol, bindings, facts))
@@ -333,12 +349,20 @@ export class Deriver {
   private rule(name: string, bindings: Bindings, facts: FactView, out: string[]): void {
     const rules = this.rules.get(name);
     if (rules === undefined) throw new EnvError(`${this.where}: grammar has no rule "${name}"`);
+    if (this.expanding.length >= MAX_RULE_DEPTH) {
+      const loop = this.expanding.indexOf(name);
+      throw new EnvError(
+        `${this.where}: grammar rules nest deeper than ${MAX_RULE_DEPTH} (MAX_RULE_DEPTH) expanding "${name}"${loop < 0 ? '' : `, which expands to itself through ${this.expanding.slice(loop, loop + 4).join(' → ')}`}`,
+      );
+    }
     for (const rule of rules) {
       if (
         rule.condition === undefined ||
         facts.assignments(rule.condition, bindings.mapping, true).length > 0
       ) {
+        this.expanding.push(name);
         for (const symbol of rule.rhs) this.symbol(symbol, bindings, facts, out);
+        this.expanding.pop();
         return;
       }
     }
