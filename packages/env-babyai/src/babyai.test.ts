@@ -71,3 +71,29 @@ describe('babyai', () => {
     await expect(env.reset({ seed: 0, taskId: 'babyai_99999' })).rejects.toThrow(/not shipped/);
   });
 });
+
+describe("babyai step limit: the original's by default", () => {
+  it("agentgym dialect: truncated where Minigrid truncates, at the level's max_steps primitive steps", async () => {
+    const env = createBabyaiEnv();
+    let last = await env.reset({ seed: 0 }); // GoToRedBallGrey seed 0: max_steps 64
+    for (let k = 0; k < 63; k++) {
+      last = await env.step('turn left');
+      expect(last.truncated, `command ${k + 1}`).toBe(false);
+    }
+    // A refused command takes no primitive step, so it brings the limit no nearer.
+    expect((await env.step('pick up red ball 1')).truncated).toBe(false);
+    last = await env.step('turn left');
+    expect(last).toMatchObject({ truncated: true, terminated: false, admissibleActions: [] });
+  });
+
+  it("agenttraj dialect: AgentGym's 20 rounds; an explicit maxSteps wins over either default", async () => {
+    const traj = createBabyaiEnv({ dialect: 'agenttraj' });
+    let last = await traj.reset({ seed: 0 });
+    for (let k = 0; k < 20; k++) last = await traj.step('turn left');
+    expect(last.truncated).toBe(true);
+    const short = createBabyaiEnv({ maxSteps: 2 });
+    await short.reset({ seed: 0 });
+    await short.step('turn left');
+    expect((await short.step('turn left')).truncated).toBe(true);
+  });
+});

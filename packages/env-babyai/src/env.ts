@@ -1,6 +1,6 @@
 // The BabyAI TextEnv: AgentGym's text BabyAI server, natively. Reset by task id (or seed, which
 // plays `train-<seed mod 810>`), commands answered with AgentGym's exact texts, AgentGym's reward
-// and done rules, and PilotRL's step limit reported as truncated.
+// and done rules, and the step limit (Minigrid's, or PilotRL's `maxSteps`) reported as truncated.
 import {
   parseOrThrow,
   type ResetOptions,
@@ -14,9 +14,17 @@ import { AgentGymBabyAI, availableActionsSuffix } from './agentgym';
 import { type LevelState, levelStateSchema } from './level';
 import { BABYAI_ENV_ID, babyaiSplitSize, babyaiTaskOf } from './tasks';
 
+/** The rounds AgentGym's trainer plays BabyAI, the `agenttraj` dialect's default step limit. */
+export const AGENTGYM_BABYAI_ROUNDS = 20;
+
 export const babyaiConfigSchema = z.strictObject({
-  /** Commands (valid or not) after which an unfinished episode is truncated; AgentGym allows 20 rounds. */
-  maxSteps: z.number().int().positive().default(20),
+  /**
+   * Commands (valid or not) after which an unfinished episode is truncated. Default: in the
+   * `agentgym` dialect, none; the episode is truncated where Minigrid truncates it, when its
+   * primitive steps reach the level's `max_steps`. In `agenttraj`, 20, the rounds AgentGym's trainer
+   * played.
+   */
+  maxSteps: z.number().int().positive().optional(),
   /**
    * `agentgym`: the server's text, every observation ending in `\nAvailable actions: [...]`.
    * `agenttraj`: AgentTraj-L's text, without that suffix.
@@ -42,7 +50,12 @@ interface Episode {
 
 /** Creates a BabyAI env. */
 export function createBabyaiEnv(config?: BabyaiConfig): TextEnv {
-  const { maxSteps, dialect, levels } = parseOrThrow(babyaiConfigSchema, config ?? {}, 'babyai config');
+  const {
+    maxSteps: givenMaxSteps,
+    dialect,
+    levels,
+  } = parseOrThrow(babyaiConfigSchema, config ?? {}, 'babyai config');
+  const maxSteps = givenMaxSteps ?? (dialect === 'agenttraj' ? AGENTGYM_BABYAI_ROUNDS : undefined);
   const extra = new Map<number, LevelState>((levels ?? []).map((level) => [level.data_idx, level]));
   const suffix = (game: AgentGymBabyAI) =>
     dialect === 'agentgym' ? availableActionsSuffix(game.availableActions()) : '';
@@ -50,7 +63,9 @@ export function createBabyaiEnv(config?: BabyaiConfig): TextEnv {
 
   const result = (current: Episode, observation: string, valid: boolean, reward: number): StepResult => {
     const done = current.game.done;
-    const truncated = !done && current.steps >= maxSteps;
+    const { game } = current.game;
+    const truncated =
+      !done && (maxSteps === undefined ? game.stepCount >= game.maxSteps : current.steps >= maxSteps);
     return {
       observation,
       admissibleActions: done || truncated ? [] : current.game.availableActions(),

@@ -18,10 +18,16 @@ import { MAZE_ENV_ID, MAZE_TASK, mazeGameOf, startOfGame } from './tasks';
 
 /** LMRL-Gym's `max_steps` as AgentGym sets it: the step after 50 moves off the goal fails. */
 export const MAZE_ENGINE_STEPS = 50;
+/** The rounds AgentGym's trainer plays Maze (`lmrlgym_maze`), the `agenttraj` dialect's default step limit. */
+export const AGENTGYM_MAZE_ROUNDS = 15;
 
 export const mazeConfigSchema = z.strictObject({
-  /** Steps (valid or not) after which an unfinished episode is truncated; AgentGym allows 15 rounds. */
-  maxSteps: z.number().int().positive().default(15),
+  /**
+   * Steps (valid or not) after which an unfinished episode is truncated. Default: in the `agentgym`
+   * dialect none, so an episode ends as the original's does (the step after 50 moves off the goal
+   * answers `Failure\n`, at most 51 steps); in `agenttraj`, 15, the rounds AgentGym's trainer played.
+   */
+  maxSteps: z.number().int().positive().optional(),
   /**
    * `agentgym`: the released server's text (no newline after a description; game 25, which starts
    * on the goal, is refused). `agenttraj`: AgentTraj-L's text (a newline after every description;
@@ -61,7 +67,9 @@ export function createMazeEnv(config?: MazeConfig): CopyableEnv {
 
 /** The Maze env under a checked config, playing `started` (a copy's episode) or nothing until `reset`. */
 function mazeEnv(config: z.output<typeof mazeConfigSchema>, started: Episode | undefined): CopyableEnv {
-  const { maxSteps, dialect, opening } = config;
+  const { dialect, opening } = config;
+  const maxSteps =
+    config.maxSteps ?? (dialect === 'agenttraj' ? AGENTGYM_MAZE_ROUNDS : Number.POSITIVE_INFINITY);
   const describe = (cell: Cell) => (dialect === 'agenttraj' ? `${describeCell(cell)}\n` : describeCell(cell));
   let episode = started;
 

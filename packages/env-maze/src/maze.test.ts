@@ -111,3 +111,28 @@ describe('maze', () => {
     expect(lengths[0]).toBe(12);
   });
 });
+
+describe("maze step limit: the original's by default", () => {
+  it('agentgym dialect: no truncation of ours; the step after 50 moves off the goal fails, as there', async () => {
+    const env = createMazeEnv({ opening: 'server' });
+    let last = await env.reset({ seed: 0 });
+    for (let k = 0; k < 50; k++) {
+      last = await env.step('move up');
+      expect(last.truncated || last.terminated).toBe(false);
+    }
+    last = await env.step('move up');
+    expect(last).toMatchObject({ observation: 'Failure\n', reward: -1, terminated: true, truncated: false });
+  });
+
+  it("agenttraj dialect: AgentGym's 15 rounds; an explicit maxSteps wins over either default", async () => {
+    const traj = createMazeEnv({ dialect: 'agenttraj' });
+    let last = await traj.reset({ seed: 0 });
+    for (let k = 0; k < 15; k++) last = await traj.step('move up');
+    expect(last.truncated).toBe(true);
+    const short = createMazeEnv({ maxSteps: 3 });
+    await short.reset({ seed: 0 });
+    await short.step('move up');
+    await short.step('move up');
+    expect((await short.step('move up')).truncated).toBe(true);
+  });
+});

@@ -71,9 +71,9 @@ const dir = mkdtempSync(join(tmpdir(), 'textcraft-builtin-recipes-'));
 try {
   mkdirSync(join(dir, 'recipes'));
   // Numbered so that sorted names are the built-in world's load order.
-  builtinRecipes().forEach(({ recipe }, k) =>
-    writeFileSync(join(dir, 'recipes', `${String(k).padStart(4, '0')}.json`), JSON.stringify(recipe)),
-  );
+  builtinRecipes().forEach(({ recipe }, k) => {
+    writeFileSync(join(dir, 'recipes', `${String(k).padStart(4, '0')}.json`), JSON.stringify(recipe));
+  });
   const jobs = picked.flatMap((goal) =>
     (['2024', '2025'] as const).map((dialect) => ({
       id: `${itemIdToText(goal)}/${dialect}`,
