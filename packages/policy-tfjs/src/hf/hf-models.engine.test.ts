@@ -7,7 +7,7 @@
 // apply_chat_template does, text and ids. Without the venv
 // these tests skip loudly, and fail when CI is set.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChatMessage } from '@pilotrl/core';
@@ -19,8 +19,7 @@ import { type BackendChoice, initBackend } from '../backend';
 import { nativeInstallState, nativePackageDir } from '../native/native-install';
 import { BpeTokenizer } from './bpe-tokenizer';
 import { readChatTemplate } from './hf-chat-template';
-import { HfDecoderModel } from './llama';
-import { readHfWeights } from './model-dir';
+import { loadHfPretrained } from './pretrained';
 
 const reference = referenceVenv(
   'policy-tfjs-reference',
@@ -166,12 +165,22 @@ describe.skipIf(!reference.run)('Hugging Face decoders against transformers', ()
     });
   }
 
+  it("refuses a tokenizer with more ids than the model's vocabulary before reading any weight", async () => {
+    const mixed = join(scratch, 'llama-with-qwen-tokenizer');
+    cpSync(join(scratch, 'llama'), mixed, { recursive: true });
+    copyFileSync(join(scratch, 'qwen3', 'tokenizer.json'), join(mixed, 'tokenizer.json'));
+    rmSync(join(mixed, 'model-00001-of-00004.safetensors'));
+    await expect(loadHfPretrained(mixed)).rejects.toThrow(
+      `${join(mixed, 'tokenizer.json')}: has ids up to 421 but ${join(mixed, 'config.json')}'s vocab_size is 420`,
+    );
+  });
+
   for (const backend of BACKENDS) {
     for (const name of MODELS) {
       it(`${name} on ${backend}: logits within 1e-4 of transformers', greedy generations identical`, async () => {
         await initBackend({ backend });
         expect(tf.getBackend()).toBe(backend);
-        const model = new HfDecoderModel(await readHfWeights(join(scratch, name)));
+        const { model } = await loadHfPretrained(join(scratch, name));
         const want = expected.get(name)!;
         const tensorsBefore = tf.memory().numTensors;
         try {

@@ -1,0 +1,39 @@
+// A Hugging Face model directory opened whole: config, tokenizer and chat template are read and
+// checked against each other before any weight is read, then the weights (checked in turn), so a
+// directory that cannot work fails in a moment, naming the file and the field.
+import { join } from 'node:path';
+import { CheckpointError } from '@pilotrl/core';
+import { BpeTokenizer, TOKENIZER_FILE } from './bpe-tokenizer';
+import { type HfChatTemplate, readChatTemplate } from './hf-chat-template';
+import type { HfDecoderConfig } from './hf-config';
+import { HfDecoderModel } from './llama';
+import { CONFIG_FILE, readHfConfig, readHfWeights } from './model-dir';
+
+export interface HfPretrained {
+  readonly config: HfDecoderConfig;
+  readonly model: HfDecoderModel;
+  readonly tokenizer: BpeTokenizer;
+  readonly chatTemplate: HfChatTemplate;
+}
+
+/**
+ * Opens the Llama or Qwen3 model in `dir` (config.json, *.safetensors, tokenizer.json, the chat
+ * template) on the current tfjs backend (call `initBackend` first). Dispose `model` when done.
+ */
+export async function loadHfPretrained(dir: string): Promise<HfPretrained> {
+  const config = await readHfConfig(dir);
+  const tokenizer = await BpeTokenizer.fromDir(dir);
+  if (tokenizer.vocabSize > config.vocabSize) {
+    throw new CheckpointError(
+      `${join(dir, TOKENIZER_FILE)}: has ids up to ${tokenizer.vocabSize - 1} but ${join(dir, CONFIG_FILE)}'s vocab_size is ${config.vocabSize}; the tokenizer is not this model's`,
+    );
+  }
+  const chatTemplate = await readChatTemplate(dir);
+  if (tokenizer.tokenId(chatTemplate.endOfTurn) === undefined) {
+    throw new CheckpointError(
+      `${join(dir, TOKENIZER_FILE)}: has no ${chatTemplate.endOfTurn} token, which the chat template ends turns with`,
+    );
+  }
+  const model = new HfDecoderModel(await readHfWeights(dir));
+  return { config, model, tokenizer, chatTemplate };
+}
