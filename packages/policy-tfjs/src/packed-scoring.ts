@@ -163,16 +163,11 @@ export function scoreCandidates(
     const constrained = new Float64Array(nodes.length);
     const visit = (state: number, children: Map<number, number>) => {
       const offset = states.get(state)! * vocab;
-      const row = logits.subarray(offset, offset + vocab);
-      const logZ = logSumExp(row, 1);
-      const allowed = [...children.keys()];
-      const allowedZ = logSumExp(
-        Float32Array.from(allowed, (t) => row[t]!),
-        1 / temperature,
-      );
+      const logZ = rowLogSumExp(logits, offset, vocab);
+      const allowedZ = childrenLogSumExp(logits, offset, children, 1 / temperature);
       for (const [token, n] of children) {
-        modelLogprob[n] = row[token]! - logZ;
-        constrained[n] = row[token]! / temperature - allowedZ;
+        modelLogprob[n] = logits[offset + token]! - logZ;
+        constrained[n] = logits[offset + token]! / temperature - allowedZ;
       }
     };
     visit(-1, roots);
@@ -237,11 +232,27 @@ function pastOf(
   return Array.from({ length: nLayers }, (_, l) => ({ k: gather(l, 'k'), v: gather(l, 'v') }));
 }
 
-/** log Σ exp(scale · values). */
-function logSumExp(values: Float32Array, scale: number): number {
+/** log Σ exp(values[offset .. offset + length)), in float64; indexed loops, no copy (a hot path). */
+function rowLogSumExp(values: Float32Array, offset: number, length: number): number {
+  const end = offset + length;
   let max = Number.NEGATIVE_INFINITY;
-  for (const v of values) if (v * scale > max) max = v * scale;
+  for (let i = offset; i < end; i++) if (values[i]! > max) max = values[i]!;
   let total = 0;
-  for (const v of values) total += Math.exp(v * scale - max);
+  for (let i = offset; i < end; i++) total += Math.exp(values[i]! - max);
+  return max + Math.log(total);
+}
+
+/** log Σ exp(scale · values[offset + token]) over the children's tokens, in their insertion order. */
+function childrenLogSumExp(
+  values: Float32Array,
+  offset: number,
+  children: ReadonlyMap<number, number>,
+  scale: number,
+): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (const token of children.keys())
+    if (values[offset + token]! * scale > max) max = values[offset + token]! * scale;
+  let total = 0;
+  for (const token of children.keys()) total += Math.exp(values[offset + token]! * scale - max);
   return max + Math.log(total);
 }
