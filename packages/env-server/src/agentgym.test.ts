@@ -1,8 +1,10 @@
 // AgentGym's dialects against our server: field names, JSON types (Python floats included), integer
 // ids, the 200 + {"error"} rule, reward semantics and the index → task mapping, with episodes played
 // to a win by each env's oracle.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createGeneratedTaskSource } from '@pilotrl/env-alfworld';
-import { babyaiTasks } from '@pilotrl/env-babyai';
+import { babyaiTasks, createBabyaiEnv, type LevelState } from '@pilotrl/env-babyai';
 import { solveFrom, startOfGame } from '@pilotrl/env-maze';
 import { textcraftTasks } from '@pilotrl/env-textcraft';
 import { wordleTasks } from '@pilotrl/env-wordle';
@@ -263,5 +265,38 @@ describe('Wordle', () => {
     let last: Record<string, unknown> = {};
     for (const action of actions) last = await api.postJson('/wordle/step', { id: fresh, action });
     expect(last).toEqual({ observation: 'g g g g g\n', reward: 1, done: true });
+  });
+});
+
+describe('BabyAI start states beyond the grid, through the AgentGym dialect', () => {
+  it('plays a held load and a key in a box at the data indices of their levels, given to the served env', async () => {
+    // Minigrid's own start states (env-babyai's fixture): PutNextS7N4Carrying is AgentGym level 23,
+    // KeyInBox level 26, so seed 1 of each is data_idx 1 * 40 + 22 and 1 * 40 + 25.
+    const lines = readFileSync(
+      join(import.meta.dirname, '../../env-babyai/test/fixtures/minigrid-held-and-boxed.jsonl'),
+      'utf8',
+    )
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; start: LevelState });
+    const start = (id: string) => lines.find((line) => line.id === id)!.start;
+    const levels = [
+      { ...start('BabyAI-PutNextS7N4Carrying-v0/1'), data_idx: 62 },
+      { ...start('BabyAI-KeyInBox-v0/1'), data_idx: 65 },
+    ];
+    const own = await startServer({
+      envs: [{ envId: 'babyai', createEnv: (o) => createBabyaiEnv({ ...o, levels }), tasks: babyaiTasks }],
+    });
+    try {
+      const { id } = await own.postJson('/babyai/create');
+      const carrying = await own.postJson('/babyai/reset', { id, data_idx: 62 });
+      expect(carrying.observation).toMatch(/^Your goal: put the blue key next to the blue box\n/);
+      expect(carrying.observation).toContain('You are carrying a blue key.\nAvailable actions: [');
+      expect(carrying.observation).toContain('"drop"');
+      const boxed = await own.postJson('/babyai/reset', { id, data_idx: 65 });
+      expect(boxed.observation).toMatch(/^Your goal: open the door\n/);
+    } finally {
+      own.server.close();
+    }
   });
 });
