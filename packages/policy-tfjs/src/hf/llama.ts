@@ -36,7 +36,10 @@ export class HfDecoderModel {
     this.config = config;
     const weights = new Map<string, tf.Variable>();
     for (const [name, { shape, values }] of tensors) {
-      weights.set(name, tf.variable(tf.tensor(values, [...shape], 'float32'), true, `hf/${name}`));
+      weights.set(
+        name,
+        tf.tidy(() => tf.variable(tf.tensor(values, [...shape], 'float32'), true)),
+      );
     }
     this.weights = weights;
     [this.cos, this.sin] = rotaryTables(config);
