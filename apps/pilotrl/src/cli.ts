@@ -8,6 +8,7 @@ import { BACKEND_ORDER, parseBackendChoice } from '@pilotrl/policy-tfjs';
 import { Command, CommanderError, Option } from 'commander';
 import { computeCurve, parseSearchList } from './commands/compute-curve';
 import { type EvalOptions, evalCommand } from './commands/eval';
+import { EXPORT_FORMATS, type ExportFormat, exportCommand } from './commands/export';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
 import { reproduce } from './commands/reproduce';
@@ -86,6 +87,9 @@ interface TrainFlags {
 }
 /** `eval`'s flags: its options, with `--timeout` for `timeoutSeconds`. */
 type EvalFlags = Omit<EvalOptions, 'timeoutSeconds'> & { timeout?: number };
+interface ExportFlags {
+  format: ExportFormat;
+}
 interface PlayFlags {
   env: string;
   split: string;
@@ -162,7 +166,7 @@ const oneLine = (message: string) =>
 function program(io: CliIo, argv: readonly string[], setCode: (code: number) => void): Command {
   const cli = new Command('pilotrl')
     .description(
-      'Progressive RL curricula for AdaPlan agents: train, evaluate, report, play, serve, serve envs, reproduce.',
+      'Progressive RL curricula for AdaPlan agents: train, evaluate, report, export, play, serve, serve envs, reproduce.',
     )
     .version(version(), '-V, --version', 'print the version')
     .option('--debug', 'on an error, print its stack trace')
@@ -268,6 +272,21 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
       await loadRunPlugins(runDir);
       const files = writeReport(runDir);
       io.stdout.write(`${files.html}\n${files.pngs.join('\n')}\n`);
+    });
+
+  cli
+    .command('export')
+    .description(
+      'write a checkpoint in a format other tools load: hf, a model directory for transformers and vLLM',
+    )
+    .argument(
+      '<run-dir|checkpoint-dir>',
+      'a run directory (its latest checkpoint), a checkpoint or a policy directory',
+    )
+    .argument('<out-dir>', 'a new or empty directory')
+    .addOption(new Option('--format <name>', 'the format: hf').choices(EXPORT_FORMATS).makeOptionMandatory())
+    .action(async (source: string, outDir: string, flags: ExportFlags) => {
+      await exportCommand({ source, outDir, format: flags.format }, io);
     });
 
   cli
