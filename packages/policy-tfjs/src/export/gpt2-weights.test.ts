@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelConfigSchema, parameterCount } from '../model';
-import { gpt2Config, gpt2Tensors, gpt2WeightNames } from './gpt2-weights';
+import { gpt2Config, gpt2GenerationConfig, gpt2Tensors, gpt2WeightNames } from './gpt2-weights';
 
 const config = modelConfigSchema.parse({
   vocabSize: 300,
@@ -89,5 +89,7 @@ describe('GPT-2 weight mapping', () => {
       eos_token_id: 1,
       pad_token_id: 0,
     });
+    // Generation stops at <|end|>, padding is <pad>.
+    expect(gpt2GenerationConfig()).toEqual({ bos_token_id: 1, eos_token_id: 1, pad_token_id: 0 });
   });
 });

@@ -2,7 +2,8 @@
 // small policy with every weight drawn at random (biases and norm gains too, so a misplaced one
 // shows) is saved, exported with exportHf, and loaded by AutoModelForCausalLM and AutoTokenizer in
 // reference/tiny_hf_models.py's `query`. Its logits at every position equal ours within 1e-4, its
-// tokenizer encodes texts as ours does, and apply_chat_template gives the ids of our renderChat.
+// greedy generations are ours, its tokenizer encodes texts as ours does, and apply_chat_template
+// gives the ids of our renderChat.
 // Without the venv these tests skip loudly, and fail when CI is set.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { renderChat } from '../chat-template';
 import { writeCheckpoint } from '../checkpoint';
 import { inScope, TransformerModel } from '../model';
 import { TfjsPolicy } from '../policy';
-import { Tokenizer } from '../tokenizer';
+import { END_ID, Tokenizer } from '../tokenizer';
 import { exportHf } from './export-hf';
 
 const reference = referenceVenv(
@@ -66,8 +67,11 @@ const CHATS: { messages: ChatMessage[]; add_generation_prompt: boolean }[] = [
   },
 ];
 
+const MAX_NEW_TOKENS = 12;
+
 interface Answer {
   logits: number[][][];
+  greedy: number[][];
   encoded: number[][];
   chat: { text: string; ids: number[] }[];
 }
@@ -83,6 +87,7 @@ const config = {
   mlpRatio: 3,
 };
 let rows: number[][] = [];
+let prompts: number[][] = [];
 
 /** Runs tiny_hf_models.py with `args` and `input` on its stdin; resolves to its stdout. */
 function python(args: string[], input: string): Promise<string> {
@@ -113,6 +118,18 @@ function ourLogits(model: TransformerModel, row: readonly number[]): number[] {
     const positions = tf.tensor2d([row.map((_, i) => i)], [1, row.length], 'int32');
     return Array.from(model.logits(model.run(ids, positions, null).hidden).dataSync());
   });
+}
+
+/** Greedy continuation of `prompt` by full passes, ending after the end token as generate does. */
+function ourGreedy(model: TransformerModel, prompt: readonly number[]): number[] {
+  const ids = [...prompt];
+  for (let step = 0; step < MAX_NEW_TOKENS; step++) {
+    const logits = ourLogits(model, ids).slice(-tokenizer.vocabSize);
+    const next = logits.indexOf(Math.max(...logits));
+    ids.push(next);
+    if (next === END_ID) break;
+  }
+  return ids.slice(prompt.length);
 }
 
 describe.skipIf(!reference.run)('export to Hugging Face against transformers', () => {
@@ -153,7 +170,8 @@ describe.skipIf(!reference.run)('export to Hugging Face against transformers', (
       longest(renderChat(policy.tokenizer, CHATS[0]!.messages)),
       Array.from({ length: config.contextLength }, (_, i) => (i * 37 + 5) % tokenizer.vocabSize),
     ];
-    const request = { ids: rows, prompts: [], texts: TEXTS, chats: CHATS };
+    prompts = CHATS.map((chat) => renderChat(policy.tokenizer, chat.messages).slice(-24));
+    const request = { ids: rows, prompts, max_new_tokens: MAX_NEW_TOKENS, texts: TEXTS, chats: CHATS };
     const answers = JSON.parse(await python(['query', join(scratch, 'hf')], JSON.stringify(request)));
     answer = (answers as Record<string, Answer>).hf!;
   });
@@ -190,6 +208,10 @@ describe.skipIf(!reference.run)('export to Hugging Face against transformers', (
       `export to Hugging Face: largest logit difference from transformers ${largest.toExponential(2)}`,
     );
     expect(largest).toBeLessThan(1e-4);
+  });
+
+  it("generate's greedy tokens are ours", () => {
+    expect(answer.greedy).toEqual(prompts.map((prompt) => ourGreedy(drawn, prompt)));
   });
 
   it('AutoTokenizer encodes every text as our tokenizer does', () => {
