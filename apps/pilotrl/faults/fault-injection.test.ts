@@ -1,7 +1,8 @@
 // The trainer killed (SIGKILL) before every file operation of making its run directory and of two
 // of its checkpoints (the first, and one that prunes an older checkpoint), then resumed: the run
-// ends exactly as the run nobody killed, leaves no temporary files or lock behind, and its report
-// is written. Two trainers on one directory: the second is refused.
+// ends exactly as the run nobody killed (its JSONL logs and TensorBoard event file too), leaves no
+// temporary files or lock behind, and its report is written. Two trainers on one directory: the
+// second is refused.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli';
 import { writeReport } from '../src/reporting/report';
 import { readJsonl } from '../src/run/jsonl';
-import { capturedIo, resumableCurriculumYaml, withoutMeasuredCosts } from '../src/tiny-corridor.testing';
+import {
+  capturedIo,
+  eventsWithoutMeasuredCosts,
+  resumableCurriculumYaml,
+  withoutMeasuredCosts,
+} from '../src/tiny-corridor.testing';
 
 const appDir = join(import.meta.dirname, '..');
 const bin = join(appDir, 'src', 'bin.ts');
@@ -137,6 +143,7 @@ describe('a trainer killed at any file operation', () => {
     const expected = Object.fromEntries(
       LOGS.map((file) => [file, withoutMeasuredCosts(readJsonl(join(straight, file)))]),
     );
+    const expectedEvents = JSON.stringify(eventsWithoutMeasuredCosts(straight));
 
     const failures: string[] = [];
     // Two kill points at a time: each is a killed trainer and the one that finishes its run.
@@ -162,6 +169,13 @@ describe('a trainer killed at any file operation', () => {
         if (JSON.stringify(actual) !== JSON.stringify(expected[file])) {
           failures.push(`${where}: ${file} differs from the run nobody killed`);
         }
+      }
+      try {
+        if (JSON.stringify(eventsWithoutMeasuredCosts(runDir)) !== expectedEvents) {
+          failures.push(`${where}: the TensorBoard event file differs from the run nobody killed`);
+        }
+      } catch (error) {
+        failures.push(`${where}: the TensorBoard event file is damaged: ${(error as Error).message}`);
       }
       const leftovers = tree(runDir).filter((path) => /\.tmp|train\.lock/.test(path));
       if (leftovers.length > 0) failures.push(`${where}: left ${leftovers.join(', ')}`);

@@ -22,6 +22,7 @@ import {
 import type { RunEnv } from '../run/run-envs';
 import type { EvalRecord } from '../run/run-records';
 import { resumeRun, startRun } from '../run/run-start';
+import { TensorBoardLog } from '../run/tensorboard-log';
 import { evalSeedOf, runCurriculum } from '../training/curriculum';
 import type { CliIo } from './io';
 
@@ -126,6 +127,7 @@ export async function train(
         // Killed before its first checkpoint: the run starts over, so its partial logs go.
         const paths = runPaths(runDir);
         for (const path of [paths.metrics, paths.episodes, paths.evals]) new JsonlWriter(path).truncateTo(0);
+        new TensorBoardLog(paths.tensorboard).truncateTo(0);
         log('pilotrl: no checkpoint yet; starting the run over');
       }
       try {
