@@ -1,34 +1,22 @@
-// An exported checkpoint against transformers (the venv of reference/setup.sh, no model hub): a
-// small policy with every weight drawn at random (biases and norm gains too, so a misplaced one
-// shows) is saved, exported with exportHf, and loaded by AutoModelForCausalLM and AutoTokenizer in
-// reference/tiny_hf_models.py's `query`. Its logits at every position equal ours within 1e-4, its
-// greedy generations are ours, its tokenizer encodes texts as ours does, and apply_chat_template
-// gives the ids of our renderChat.
-// Without the venv these tests skip loudly, and fail when CI is set.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { type ChatMessage, createRng, PilotRLError } from '@pilotrl/core';
+import { join } from 'node:path';
+import { type ChatMessage, createRng } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { referenceVenv } from '../../../../tooling/reference-suite';
 import { AdamW } from '../adamw';
 import { initBackend } from '../backend';
 import { renderChat } from '../chat-template';
 import { writeCheckpoint } from '../checkpoint';
+import { tinyHfModels } from '../hf/tiny-hf-models.testing';
 import { inScope, TransformerModel } from '../model';
 import { TfjsPolicy } from '../policy';
 import { END_ID, Tokenizer } from '../tokenizer';
 import { exportHf } from './export-hf';
 
-const reference = referenceVenv(
-  'policy-tfjs-reference',
+const { reference, run: python } = tinyHfModels(
   '@pilotrl/policy-tfjs export to Hugging Face against transformers',
-  'packages/policy-tfjs/reference/setup.sh',
-  'PyPI; about 6 GB (CUDA torch from PyPI), a few minutes',
 );
-const script = resolve(import.meta.dirname, '../../reference/tiny_hf_models.py');
 
 const CORPUS = [
   '<|system|>You are in the middle of a room.<|end|><|user|>Your task is to: put a clean mug in the coffeemachine.<|end|>',
@@ -88,28 +76,6 @@ const config = {
 };
 let rows: number[][] = [];
 let prompts: number[][] = [];
-
-/** Runs tiny_hf_models.py with `args` and `input` on its stdin; resolves to its stdout. */
-function python(args: string[], input: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(reference.python, [script, ...args], {
-      env: { ...process.env, TOKENIZERS_PARALLELISM: 'false' },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code === 0) done(Buffer.concat(out).toString('utf8'));
-      else
-        fail(
-          new PilotRLError(`${script} exited with ${code}: ${Buffer.concat(err).toString().slice(-2000)}`),
-        );
-    });
-    child.stdin.end(input);
-  });
-}
 
 /** Our logits [time, vocab] of each row, from position 0. */
 function ourLogits(model: TransformerModel, row: readonly number[]): number[] {

@@ -1,33 +1,20 @@
-// Our Hugging Face decoders against transformers on the same tiny random models (made by
-// reference/tiny_hf_models.py in the venv of reference/setup.sh; no model hub): a tied float32 Qwen3
-// in one file, an untied sharded Llama with grouped-query attention and attention biases, and a
-// sharded bf16 Qwen3. On native TensorFlow and on wasm, every position's logits equal transformers'
-// within 1e-4 and greedy generations (our KV cache against its) are identical, with no tensor leaked;
-// our tokenizer encodes text as AutoTokenizer does and our chat template renders conversations as
-// apply_chat_template does, text and ids. Without the venv
-// these tests skip loudly, and fail when CI is set.
-import { spawn } from 'node:child_process';
 import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ChatMessage } from '@pilotrl/core';
 import { PilotRLError } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { referenceVenv } from '../../../../tooling/reference-suite';
 import { type BackendChoice, initBackend } from '../backend';
 import { nativeInstallState, nativePackageDir } from '../native/native-install';
 import { BpeTokenizer } from './bpe-tokenizer';
 import { readChatTemplate } from './hf-chat-template';
 import { loadHfPretrained } from './pretrained';
+import { tinyHfModels } from './tiny-hf-models.testing';
 
-const reference = referenceVenv(
-  'policy-tfjs-reference',
+const { reference, run: python } = tinyHfModels(
   "@pilotrl/policy-tfjs's Hugging Face decoders against transformers",
-  'packages/policy-tfjs/reference/setup.sh',
-  'PyPI; about 6 GB (CUDA torch from PyPI), a few minutes',
 );
-const script = resolve(import.meta.dirname, '../../reference/tiny_hf_models.py');
 const nativeReady = nativeInstallState('cpu', nativePackageDir('cpu')).state === 'ready';
 const MODELS = ['qwen3', 'llama', 'qwen3-bf16'] as const;
 const BACKENDS: BackendChoice[] = ['tensorflow', 'wasm'];
@@ -93,30 +80,6 @@ const PROMPTS = [
 
 const scratch = mkdtempSync(join(tmpdir(), 'pilotrl-hf-models-'));
 const expected = new Map<string, Answer>();
-
-/** Runs the reference script with `args` and `input` on its stdin; resolves to its stdout. */
-function python(args: string[], input = ''): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(reference.python, [script, ...args], {
-      env: { ...process.env, TOKENIZERS_PARALLELISM: 'false' },
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code === 0) done(Buffer.concat(out).toString('utf8'));
-      else
-        fail(
-          new PilotRLError(
-            `${script} ${args[0]} exited with ${code}: ${Buffer.concat(err).toString().slice(-2000)}`,
-          ),
-        );
-    });
-    child.stdin.end(input);
-  });
-}
 
 const maxAbsDifference = (a: readonly number[], b: readonly number[]) => {
   let max = 0;
