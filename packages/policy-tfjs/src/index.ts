@@ -20,9 +20,8 @@ export { type GeneratedSequence, type GenerateOptions, type SamplingSettings, sa
 export { BpeTokenizer } from './hf/bpe-tokenizer';
 export type { HfChatTemplate } from './hf/hf-chat-template';
 export type { HfDecoderConfig } from './hf/hf-config';
-export { HfDecoderModel } from './hf/llama';
 export { type HfWeights, readHfWeights } from './hf/model-dir';
-export { type HfPretrained, loadHfPretrained } from './hf/pretrained';
+export { type HfDecoder, type HfPretrained, loadHfPretrained } from './hf/pretrained';
 export { type ModelConfig, type ModelConfigInput, modelConfigSchema, parameterCount } from './model';
 export {
   type BackendDiagnosis,

@@ -148,6 +148,16 @@ export class HfDecoderModel {
     });
   }
 
+  /** `forward`'s logits read out: [batch × time × vocab] values, row-major; no tensor is left behind. */
+  async logitsOf(ids: readonly (readonly number[])[]): Promise<Float32Array> {
+    const logits = this.forward(ids);
+    try {
+      return (await logits.data()) as Float32Array;
+    } finally {
+      logits.dispose();
+    }
+  }
+
   /**
    * Greedy decoding of one prompt with the KV cache: up to `maxTokens` new ids, stopping after
    * the first of `stopIds` (default: the config's eos ids), which is included.

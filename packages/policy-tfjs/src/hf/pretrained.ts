@@ -9,9 +9,23 @@ import type { HfDecoderConfig } from './hf-config';
 import { HfDecoderModel } from './llama';
 import { CONFIG_FILE, readHfConfig, readHfWeights } from './model-dir';
 
+/**
+ * A loaded decoder as the package exports it: arrays in and out, never tensors, so our type
+ * declarations do not load tfjs-core's (which fail a strict project without skipLibCheck).
+ */
+export interface HfDecoder {
+  readonly config: HfDecoderConfig;
+  /** Logits of every position of `ids` (rows of equal length, from position 0), [batch × time × vocab] row-major. */
+  logitsOf(ids: readonly (readonly number[])[]): Promise<Float32Array>;
+  /** Greedy decoding with the KV cache: up to `maxTokens` new ids, stopping after the first of `stopIds` (default: eos). */
+  greedy(prompt: readonly number[], maxTokens: number, stopIds?: readonly number[]): Promise<number[]>;
+  /** Frees the weights. */
+  dispose(): void;
+}
+
 export interface HfPretrained {
   readonly config: HfDecoderConfig;
-  readonly model: HfDecoderModel;
+  readonly model: HfDecoder;
   readonly tokenizer: BpeTokenizer;
   readonly chatTemplate: HfChatTemplate;
 }
