@@ -75,5 +75,19 @@ export interface PlanStepVocabulary {
  */
 export interface Demonstrator {
   /** The solution played that way, or undefined when the demonstrator cannot carry it out. */
-  demonstrate(task: TaskRef, solution: OracleSolution): Promise<OracleSolution | undefined>;
+  demonstrate(
+    task: TaskRef,
+    solution: OracleSolution,
+    options?: DemonstrateOptions,
+  ): Promise<OracleSolution | undefined>;
+}
+
+export interface DemonstrateOptions {
+  /**
+   * Carry out a plan drawn per task among the oracle's and the plan-step vocabulary's alternatives
+   * to it (e.g. the same steps at another receptacle of the goal's type), not always the oracle's:
+   * across demonstrations the plan, not the task alone, then tells where to go, so a policy
+   * imitating them has to read the plan it is given.
+   */
+  alternativePlans?: boolean;
 }

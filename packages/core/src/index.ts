@@ -22,6 +22,7 @@ export {
   type VectorEnv,
 } from './env';
 export {
+  type DemonstrateOptions,
   type Demonstrator,
   type EpisodeView,
   type EpisodeViewFactory,

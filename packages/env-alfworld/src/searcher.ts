@@ -4,7 +4,15 @@
 // that knowledge would: it looks in the receptacles that can hold the object (opening closed ones)
 // until one shows it, goes back to where it saw one before when it needs another, and only then
 // takes, treats and puts it as the plan says.
-import type { Demonstrator, OracleSolution, TaskRef, TextEnv } from '@pilotrl/core';
+import {
+  createRng,
+  type DemonstrateOptions,
+  type Demonstrator,
+  hashString,
+  type OracleSolution,
+  type TaskRef,
+  type TextEnv,
+} from '@pilotrl/core';
 import { alfworldPlanOf, alfworldPlanSteps, listedInstances, literal, typeOf } from './plan-steps';
 import { canContain, sceneryPlaces } from './vocabulary';
 
@@ -25,6 +33,10 @@ export interface SearcherOptions {
   /** The most commands a demonstration may take; a longer search gives no demonstration. */
   maxSteps?: number;
 }
+
+const instanceNumber = (instance: string) => Number(/ (\d+)$/.exec(instance)?.[1] ?? 0);
+const byNumberThenName = (a: string, b: string) =>
+  instanceNumber(a) - instanceNumber(b) || (a < b ? -1 : a > b ? 1 : 0);
 
 /** What the searcher knows at a point of its play: only what it has seen. */
 class SearchState {
@@ -56,11 +68,15 @@ class SearchState {
 
   /**
    * The next receptacle to look into for an object of `type`, among those `reachable`: likely
-   * places first, in the order the room lists them.
+   * places first, each group by instance number, then by name ("cabinet 1", "countertop 1",
+   * "cabinet 2"). Not the order the room lists them: an agent's prompt may not show the listing, and
+   * an order it cannot see is one a policy cannot imitate.
    */
   nextPlace(type: string, reachable: (receptacle: string) => boolean): string | undefined {
     if (this.at !== undefined) this.searched.add(this.at);
-    const unsearched = this.receptacles.filter((r) => !this.searched.has(r) && reachable(r));
+    const unsearched = this.receptacles
+      .filter((r) => !this.searched.has(r) && reachable(r))
+      .sort(byNumberThenName);
     const likely = unsearched.filter((r) => holds.get(typeOf(r))?.has(type) ?? false);
     return likely[0] ?? unsearched[0];
   }
@@ -112,6 +128,18 @@ function nextCommand(step: string, state: SearchState, admissible: readonly stri
   return admissible.includes(`open ${place}`) ? `open ${place}` : undefined;
 }
 
+/** The oracle's plan or one of its alternatives, drawn from the task's seed. */
+function drawPlan(task: TaskRef, oraclePlan: string[], opening: string): string[] {
+  // ALFWorld's opening observation states the goal.
+  const alternatives = alfworldPlanSteps.alternatives!(oraclePlan, {
+    goal: opening,
+    observations: [opening],
+  });
+  const plans = [oraclePlan, ...alternatives];
+  const rng = createRng(hashString(`${task.taskId}/${task.seed}/demonstrated plan`));
+  return plans[rng.int(plans.length)]!;
+}
+
 /**
  * ALFWorld's searching demonstrator: `createEnv` gives the private env it plays on. A solution it
  * cannot carry out within `maxSteps` (default 50) gives undefined.
@@ -122,12 +150,19 @@ export function createAlfworldSearcher(
 ): Demonstrator {
   const maxSteps = options.maxSteps ?? 50;
   return {
-    async demonstrate(task: TaskRef, solution: OracleSolution): Promise<OracleSolution | undefined> {
-      const plan = alfworldPlanOf(solution.actions);
-      if (plan.length === 0) return undefined;
+    async demonstrate(
+      task: TaskRef,
+      solution: OracleSolution,
+      demonstrateOptions: DemonstrateOptions = {},
+    ): Promise<OracleSolution | undefined> {
+      const oraclePlan = alfworldPlanOf(solution.actions);
+      if (oraclePlan.length === 0) return undefined;
       const env = createEnv();
       try {
         let result = await env.reset({ seed: task.seed, taskId: task.taskId });
+        const plan = demonstrateOptions.alternativePlans
+          ? drawPlan(task, oraclePlan, result.observation)
+          : oraclePlan;
         const state = new SearchState([...new Set(listedInstances(result.observation))]);
         const actions: string[] = [];
         for (const step of plan) {

@@ -129,6 +129,11 @@ describe('curriculum config', () => {
         stages: [{ ...stage, kind: 'follow', planSource: 'llm' }],
       }),
     ).toContain('stages.0.planSource: an LLM writes free-text plans');
+    const sft = { demonstrations: 10, steps: 10, learningRate: 1e-3 };
+    expect(problems({ sft: { ...sft, plans: 'alternatives' }, stages: [stage] })).toContain(
+      'sft.plans: plans: alternatives needs demonstrator: searching (the oracle plays its own plan only)',
+    );
+    parseConfig({ sft: { ...sft, demonstrator: 'searching', plans: 'alternatives' }, stages: [stage] });
     expect(problems({ stages: [{ ...stage, kind: 'follow', planCandidates: 3 }] })).toContain(
       "stages.0.planCandidates: candidate plans are drawn in the env's plan steps",
     );

@@ -167,6 +167,12 @@ export const sftConfigSchema = strict({
    * sees, looking in likely places first; the oracle's solution where it cannot).
    */
   demonstrator: z.enum(['oracle', 'searching']).default('oracle'),
+  /**
+   * The plans the searching demonstrator carries out: `oracle` (the oracle's, always) or
+   * `alternatives` (per task, one drawn among the oracle's and the plan-step vocabulary's
+   * alternatives to it, so that the plan, not the task alone, tells the act policy where to go).
+   */
+  plans: z.enum(['oracle', 'alternatives']).default('oracle'),
   steps: count(keyLimits.sftSteps),
   batchSize: count(keyLimits.batchSize).default(32),
   learningRate: z.number().positive(),
@@ -174,6 +180,14 @@ export const sftConfigSchema = strict({
   stepsPerIteration: positiveInt.default(25),
   /** Linear warmup steps before the cosine decay to 10% of the learning rate. */
   warmupSteps: z.number().int().nonnegative().default(20),
+}).superRefine((sft, context) => {
+  if (sft.plans === 'alternatives' && sft.demonstrator !== 'searching') {
+    context.addIssue({
+      code: 'custom',
+      path: ['plans'],
+      message: 'plans: alternatives needs demonstrator: searching (the oracle plays its own plan only)',
+    });
+  }
 });
 
 export const lossConfigSchema = strict({

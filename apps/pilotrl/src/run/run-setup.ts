@@ -145,6 +145,7 @@ export async function demonstrationsFor(
     envOptions: { ...envOptions },
     ...(tokens === undefined ? {} : { tokens }),
     ...(searching ? { demonstrator: provider.demonstrator } : {}),
+    alternativePlans: config.sft?.plans === 'alternatives',
   });
   return { demonstrations, won, tasks: tasks.length };
 }

@@ -102,6 +102,8 @@ export interface DemonstrationSetup {
   tokens?: Pick<Policy, 'countTokens' | 'choiceTokens'>;
   /** Plays each oracle solution from what an agent sees; the oracle's own is kept where it cannot within the agent's turns. */
   demonstrator?: Demonstrator;
+  /** The demonstrator carries out a plan drawn among the oracle's and its alternatives (`sft.plans`). */
+  alternativePlans?: boolean;
 }
 
 /**
@@ -115,7 +117,9 @@ async function solutionFor(
 ): Promise<OracleSolution | undefined> {
   const solution = await oracleSolution(setup.provider.tasks, task);
   if (solution === undefined) return undefined;
-  const played = await setup.demonstrator?.demonstrate(task, solution);
+  const played = await setup.demonstrator?.demonstrate(task, solution, {
+    alternativePlans: setup.alternativePlans === true,
+  });
   return played !== undefined && played.actions.length <= maxTurns ? played : solution;
 }
 
