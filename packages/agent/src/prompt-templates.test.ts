@@ -41,6 +41,16 @@ describe('prompt templates', () => {
     );
   });
 
+  it('ends a choice prompt with the plan step to carry out next, none once all are done', () => {
+    const plan = ['take apple', 'put apple in fridge 1'];
+    const ask = (fixedSteps: number) =>
+      defaultPromptTemplate.commandRequest({ paradigm: 'adaplan', plan, fixedSteps });
+    expect(ask(0)).toBe(`Your global plan:\n${planBlock(plan)}\nNext step: take apple`);
+    expect(ask(1)).toMatch(/Steps 1 to 1 are carried out\.\nNext step: put apple in fridge 1$/);
+    expect(ask(2)).not.toContain('Next step');
+    expect(defaultPromptTemplate.commandRequest({ paradigm: 'react', plan: null, fixedSteps: 0 })).toBe('');
+  });
+
   it('states the goal once', () => {
     const separate = defaultPromptTemplate.intro({
       task: 'Win.',

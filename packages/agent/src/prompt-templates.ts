@@ -110,7 +110,10 @@ export function createPromptTemplate(
       (({ paradigm, plan, fixedSteps }) => {
         if (paradigm === 'react' || plan === null || plan.length === 0) return '';
         const done = fixedSteps > 0 ? `\nSteps 1 to ${fixedSteps} are carried out.` : '';
-        return `Your global plan:\n${planBlock(plan)}${done}`;
+        // The step to carry out now, last, next to the command chosen: a small model reads what
+        // is near better than it counts steps.
+        const next = plan[fixedSteps];
+        return `Your global plan:\n${planBlock(plan)}${done}${next === undefined ? '' : `\nNext step: ${next}`}`;
       }),
   };
 }
