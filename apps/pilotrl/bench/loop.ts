@@ -14,7 +14,7 @@
 //   pnpm bench                               # from apps/pilotrl: both sizes, all rows, the PyTorch peer
 //   node --conditions=@pilotrl/source --import tsx bench/loop.ts --profile      # where a decision's time goes
 //   ... --sizes=quick --modes=steps --episodes=32 --turns=25 --sft-steps=5 --torch-threads=2 --no-torch
-//   ... --compare-prefix-cache   # each rollout row also run, right after, by the policy with a 64 MiB prefix cache
+//   ... --compare-prefix-cache   # each rollout row also run, right after, by the policy with its default prefix cache (64 MiB)
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -358,8 +358,6 @@ async function rolloutRow(
   const tasks = await trainTasks(config, provider, EPISODES);
   const vectorEnv = createVectorEnv(() => provider.createEnv(envOptionsFor(config)), { size: EPISODES });
   const recorder = recorders.get(policy)!;
-  // Each row starts cold: no prompt of an earlier rollout (the same tasks and seed) is reused.
-  policy.clearPrefixCache();
   recorder.reset();
   sections.reset();
   const cpu = cpuNow();
@@ -597,22 +595,24 @@ const { tokenizer } = trainTokenizer(
 );
 const sections = new Sections();
 const policies = new Map<SizeName, TfjsPolicy>();
-/** With --compare-prefix-cache: the same policies (same weights) with a prompt-prefix KV cache. */
+/**
+ * The measured policies run without the prompt-prefix KV cache the app gives them by default; with
+ * --compare-prefix-cache the same policies (same weights) with it. Each rollout starts it empty.
+ */
 const cachedPolicies = new Map<SizeName, TfjsPolicy>();
 for (const size of sizes) {
   const { config } = configOf(size, 'steps');
-  const create = (prefixCacheBytes?: number) =>
-    createTfjsPolicy(
-      tfjsOptionsOf(config.policy),
-      tokenizer as Tokenizer,
-      { name: config.name, samplingSeed: config.seed },
-      prefixCacheBytes === undefined ? {} : { prefixCacheBytes },
-    );
-  const policy = await create();
+  const options = tfjsOptionsOf(config.policy);
+  const create = (prefixCacheBytes: number) =>
+    createTfjsPolicy({ ...options, prefixCacheBytes }, tokenizer as Tokenizer, {
+      name: config.name,
+      samplingSeed: config.seed,
+    });
+  const policy = await create(0);
   recorders.set(policy, recordPasses(policy, sections));
   policies.set(size, policy);
   if (COMPARE_PREFIX_CACHE) {
-    const cached = await create(64 * 2 ** 20);
+    const cached = await create(options.prefixCacheBytes);
     recorders.set(cached, recordPasses(cached, sections));
     cachedPolicies.set(size, cached);
   }

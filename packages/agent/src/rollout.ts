@@ -25,9 +25,25 @@ export { type RolloutHooks, type RolloutOptions, rolloutOptionsSchema };
 
 /**
  * Plays every task `groupSize` times and returns the episodes in task order, samples in order
- * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks.
+ * within a task. Tasks run in waves of `floor(vectorEnv.size / groupSize)` tasks. It first resets
+ * the policy's caches, so that the episodes depend only on the weights, the tasks and the seed,
+ * not on what the policy answered before.
  */
 export async function rollout(
+  agent: Agent,
+  vectorEnv: VectorEnv,
+  options: RolloutOptions,
+  hooks: RolloutHooks = {},
+): Promise<Episode[]> {
+  agent.policy.resetCaches?.();
+  return playEpisodes(agent, vectorEnv, options, hooks);
+}
+
+/**
+ * The rollout after the reset; a look-ahead search plays its branches with it, so that they keep
+ * what the rollout that searches has cached.
+ */
+async function playEpisodes(
   agent: Agent,
   vectorEnv: VectorEnv,
   options: RolloutOptions,
@@ -52,7 +68,7 @@ export async function rollout(
     seed: config.seed,
     vectorEnv,
     search,
-    playout: rollout,
+    playout: playEpisodes,
   });
   const context: WaveContext = { agent, vectorEnv, config, strategies, checking };
   const episodes: Episode[] = [];

@@ -65,4 +65,9 @@ export interface Policy {
    * a policy that packs all choices into one sequence needs more than the longest one.
    */
   choiceTokens?(choices: readonly string[]): number;
+  /**
+   * Drops whatever state earlier requests left (caches), so that the replies to what follows depend
+   * only on the weights and the requests; a rollout calls it before its first request.
+   */
+  resetCaches?(): void;
 }

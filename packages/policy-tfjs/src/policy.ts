@@ -58,7 +58,8 @@ export interface TfjsPolicyOptions extends BackendOptions {
    * extends one scored before (a plan written edge by edge, an action chosen in the same
    * conversation) then runs only its new tokens; least recently used prompts go first. Its
    * logprobs match an uncached pass to about 1e-6, not bit for bit, and depend on what was cached
-   * before: two runs of the same calls are identical only from the same cache state.
+   * before: two runs of the same calls are identical only from the same cache state, which
+   * `resetCaches()` (called by every agent rollout) restores to empty.
    */
   prefixCacheBytes?: number;
 }
@@ -186,6 +187,7 @@ export class TfjsPolicy implements TrainablePolicy {
       generate: (requests, options) => this.generate(requests, options),
       countTokens: (text) => this.tokenizer.encode(text).length,
       choiceTokens: (choices) => this.choiceTokens(choices),
+      resetCaches: () => this.resetCaches(),
     };
   }
 
@@ -237,6 +239,14 @@ export class TfjsPolicy implements TrainablePolicy {
   /** Frees the prompt keys and values kept for choice requests (see `prefixCacheBytes`). */
   clearPrefixCache(): void {
     this.prefixCache?.clear();
+  }
+
+  /**
+   * Core's `Policy.resetCaches`: empties the prefix cache, so that the replies that follow depend
+   * only on the weights and the requests (a rollout calls it through `sampler()` when it starts).
+   */
+  resetCaches(): void {
+    this.clearPrefixCache();
   }
 
   // ---- training (training-batches.ts, training-passes.ts) ----

@@ -20,7 +20,6 @@ import {
   sftDatum,
   type TfjsModelInfo,
   TfjsPolicy,
-  type TfjsPolicyOptions,
   Tokenizer,
 } from '@pilotrl/policy-tfjs';
 import { z } from 'zod';
@@ -41,6 +40,11 @@ export const modelSizes = {
 } as const;
 
 const DEFAULT_VOCAB_SIZE = 600;
+/**
+ * 64 MiB: quick's model keeps 1 KiB a prompt token, and a 16-episode rollout of its agent held at
+ * most 44 MiB (bench/loop.ts); plans revised every turn, or a wider model, evict the oldest prompts.
+ */
+const DEFAULT_PREFIX_CACHE_BYTES = 64 * 2 ** 20;
 
 /** The tfjs keys of `policy`. */
 export const tfjsOptionsSchema = z.object({
@@ -59,6 +63,12 @@ export const tfjsOptionsSchema = z.object({
    * PILOTRL_TFJS_BACKEND sets it for `auto`); a name forces that one. `--backend` overrides it.
    */
   backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+  /**
+   * Bytes of prompt keys and values kept so that a choice prompt extending one scored before runs
+   * only its new tokens (TfjsPolicy's `prefixCacheBytes`); 0 turns the cache off. Every rollout
+   * starts with it empty, so episodes do not depend on what was played before.
+   */
+  prefixCacheBytes: z.number().int().nonnegative().default(DEFAULT_PREFIX_CACHE_BYTES),
 });
 
 export type TfjsBackendOptions = PolicyOptions & z.output<typeof tfjsOptionsSchema>;
@@ -100,11 +110,9 @@ export function createTfjsPolicy(
   options: TfjsBackendOptions,
   tokenizer: Tokenizer,
   context: PolicyBackendContext,
-  tuning: Pick<TfjsPolicyOptions, 'prefixCacheBytes'> = {},
 ): Promise<TfjsPolicy> {
   const dims = modelDimensions(options);
   return TfjsPolicy.create({
-    ...tuning,
     name: context.name,
     tokenizer,
     model: {
@@ -116,6 +124,7 @@ export function createTfjsPolicy(
       valueHead: options.valueHead,
     },
     samplingSeed: context.samplingSeed,
+    prefixCacheBytes: options.prefixCacheBytes,
     ...backendOption(options.backend),
   });
 }
@@ -203,6 +212,7 @@ export const tfjsBackend: PolicyBackendDescriptor<TfjsBackendOptions> = {
     const policy = await TfjsPolicy.load(dir, {
       name: context.name,
       samplingSeed: context.samplingSeed,
+      prefixCacheBytes: options.prefixCacheBytes,
       ...backendOption(options.backend),
     });
     if (options.valueHead && !policy.model.config.valueHead) {
