@@ -49,7 +49,9 @@ const quick: CurriculumConfigInput = {
     planRevision: 'never',
     maxPlanSteps: 6,
   },
-  sft: { demonstrations: 300, steps: 1200, batchSize: 32, learningRate: 3e-3, stepsPerIteration: 100 },
+  // 3,000 demonstrated tasks seen about twice each: with 300 seen 11 times the model memorises them
+  // (SFT alone, 140 episodes a split: 22 / 24 wins of 300 tasks, 57 / 42 of 3,000 tasks and 3,000 steps).
+  sft: { demonstrations: 3000, steps: 3000, batchSize: 32, learningRate: 3e-3, stepsPerIteration: 250 },
   stages: [...pilotrlStages({ iterations: 3, tasksPerIteration: 96 })],
   // Evaluations at the end of each phase only: 100 episodes per split cost about a training iteration.
   eval: { episodes: 100, every: 1000 },
