@@ -2,45 +2,11 @@
 // with transformers is hf-models.engine.test.ts's): decoding with the KV cache gives the logits of
 // a full pass, grouped-query attention equals full attention with each key-value head copied, the
 // logits come from lm_head when untied, and batch rows do not mix.
-import { createRng } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../backend';
-import { expectedTensors, type HfDecoderConfig } from './hf-config';
 import { HfDecoderModel } from './llama';
-import type { HfWeights } from './model-dir';
-
-const base: HfDecoderConfig = {
-  modelType: 'qwen3',
-  vocabSize: 50,
-  hiddenSize: 16,
-  intermediateSize: 24,
-  numLayers: 2,
-  numHeads: 4,
-  numKvHeads: 2,
-  headDim: 6,
-  rmsNormEps: 1e-6,
-  ropeTheta: 10000,
-  maxPositions: 64,
-  tieWordEmbeddings: true,
-  attentionBias: false,
-  mlpBias: false,
-  qkNorm: true,
-  bosTokenId: undefined,
-  eosTokenIds: [],
-};
-
-function randomWeights(config: HfDecoderConfig, seed = 3): HfWeights {
-  const rng = createRng(seed);
-  const tensors = new Map<string, { shape: readonly number[]; values: Float32Array }>();
-  for (const [name, shape] of expectedTensors(config)) {
-    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-    const centre = name.endsWith('norm.weight') ? 1 : 0;
-    for (let i = 0; i < values.length; i++) values[i] = centre + rng.normal() * 0.3;
-    tensors.set(name, { shape, values });
-  }
-  return { config, tensors };
-}
+import { tinyQwen3Config as base, randomHfWeights as randomWeights } from './random-hf-weights.testing';
 
 async function logitsOf(model: HfDecoderModel, rows: number[][]): Promise<number[]> {
   const logits = model.forward(rows);

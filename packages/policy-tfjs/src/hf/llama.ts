@@ -2,11 +2,20 @@
 // RMSNorm, rotary positions (unscaled, rope_theta), grouped-query attention, SwiGLU MLP, Qwen3's
 // per-head RMSNorm of queries and keys before the rotation, tied or untied output embedding, and a
 // KV cache of the rotated keys and values for incremental decoding. Weights keep their Hugging Face
-// names and [out, in] layouts, so they go back to safetensors as they came.
+// names and [out, in] layouts, so they go back to safetensors as they came. LoRA adapters
+// (`addLora`) add to the linear layers they target and freeze the rest; `supervisedStep` trains.
+import { type AdamParams, InvalidArgumentError } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
+import { AdamW } from '../adamw';
 import { inScope } from '../model';
 import type { HfDecoderConfig } from './hf-config';
+import { LoraAdapters, type LoraOptions } from './lora';
 import type { HfWeights } from './model-dir';
+import {
+  supervisedStep as runSupervisedStep,
+  type SupervisedBatch,
+  type SupervisedStepResult,
+} from './supervised-step';
 
 /** Additive attention bias value of hidden positions. */
 const MASKED = -1e9;
@@ -26,8 +35,11 @@ export interface HfRunResult {
 
 export class HfDecoderModel {
   readonly config: HfDecoderConfig;
-  /** Trainable weights by Hugging Face name. */
+  /** The model's weights by Hugging Face name (frozen once LoRA adapters are added). */
   readonly weights: ReadonlyMap<string, tf.Variable>;
+  /** The LoRA adapters, once `addLora` has added them. */
+  private lora: LoraAdapters | undefined;
+  private readonly optimizer = new AdamW();
   /** cos and sin of every position's rotation angles, [maxPositions, headDim] each. */
   private readonly cos: tf.Tensor2D;
   private readonly sin: tf.Tensor2D;
@@ -49,10 +61,46 @@ export class HfDecoderModel {
     return this.weights.get(name)!;
   }
 
-  /** x @ Wᵀ (+ b) for a Hugging Face linear layer `name` of weight [out, in]. */
+  /** x @ Wᵀ (+ b) for a Hugging Face linear layer `name` of weight [out, in], plus its LoRA adapter's output. */
   private linear(x: tf.Tensor2D, name: string): tf.Tensor2D {
     const bias = this.weights.get(`${name}.bias`);
-    return tf.fused.matMul({ a: x, b: this.w(`${name}.weight`), transposeB: true, bias }) as tf.Tensor2D;
+    const base = tf.fused.matMul({
+      a: x,
+      b: this.w(`${name}.weight`),
+      transposeB: true,
+      bias,
+    }) as tf.Tensor2D;
+    return this.lora === undefined ? base : this.lora.add(name, x, base);
+  }
+
+  /**
+   * Adds LoRA adapters to the `targetModules` of every block and freezes every other weight, so
+   * `supervisedStep` trains the adapters only. Refuses unknown modules, a rank below 1, and a
+   * second call.
+   */
+  addLora(options: LoraOptions): void {
+    if (this.lora !== undefined) {
+      throw new InvalidArgumentError(
+        'this model already has LoRA adapters; add them once, with every target module',
+      );
+    }
+    this.lora = new LoraAdapters(this.config, options, (layer) => this.w(`${layer}.weight`).shape);
+    for (const variable of this.weights.values()) variable.trainable = false;
+  }
+
+  /** What `supervisedStep` trains: the LoRA adapters when there are any, every weight otherwise. */
+  get trainableWeights(): ReadonlyMap<string, tf.Variable> {
+    return this.lora?.weights ?? this.weights;
+  }
+
+  /**
+   * One supervised step on `batch`: the mean next-token cross-entropy over the tokens `lossMask`
+   * marks 1 (transformers' causal LM loss with labels -100 elsewhere), then one AdamW step (the
+   * package's, decaying matrices only) with `adam` on `trainableWeights`. Returns the loss before
+   * the step. The optimizer's moments persist between calls, as in one training run.
+   */
+  supervisedStep(batch: SupervisedBatch, adam: AdamParams): Promise<SupervisedStepResult> {
+    return runSupervisedStep(this, this.trainableWeights, this.optimizer, batch, adam);
   }
 
   /**
@@ -202,6 +250,8 @@ export class HfDecoderModel {
 
   dispose(): void {
     for (const variable of this.weights.values()) variable.dispose();
+    this.lora?.dispose();
+    this.optimizer.dispose();
     tf.dispose([this.cos, this.sin]);
   }
 }
@@ -242,7 +292,8 @@ function rotate(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
 function shareHeads(x: tf.Tensor4D, groups: number): tf.Tensor4D {
   if (groups === 1) return x;
   const [b, kv, t, d] = x.shape;
-  return tf.reshape(tf.tile(tf.reshape(x, [b, kv, 1, t, d]), [1, 1, groups, 1, 1]), [b, kv * groups, t, d]);
+  // Rank 4 (time and head dimension folded together): tfjs has no gradient of a rank-5 tile.
+  return tf.reshape(tf.tile(tf.reshape(x, [b, kv, 1, t * d]), [1, 1, groups, 1]), [b, kv * groups, t, d]);
 }
 
 function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor, eps: number): T {

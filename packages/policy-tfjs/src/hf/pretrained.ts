@@ -2,12 +2,15 @@
 // checked against each other before any weight is read, then the weights (checked in turn), so a
 // directory that cannot work fails in a moment, naming the file and the field.
 import { join } from 'node:path';
+import type { AdamParams } from '@pilotrl/core';
 import { CheckpointError } from '@pilotrl/core';
 import { BpeTokenizer, TOKENIZER_FILE } from './bpe-tokenizer';
 import { type HfChatTemplate, readChatTemplate } from './hf-chat-template';
 import type { HfDecoderConfig } from './hf-config';
 import { HfDecoderModel } from './llama';
+import type { LoraOptions } from './lora';
 import { CONFIG_FILE, readHfConfig, readHfWeights } from './model-dir';
+import type { SupervisedBatch, SupervisedStepResult } from './supervised-step';
 
 /**
  * A loaded decoder as the package exports it: arrays in and out, never tensors, so our type
@@ -19,6 +22,10 @@ export interface HfDecoder {
   logitsOf(ids: readonly (readonly number[])[]): Promise<Float32Array>;
   /** Greedy decoding with the KV cache: up to `maxTokens` new ids, stopping after the first of `stopIds` (default: eos). */
   greedy(prompt: readonly number[], maxTokens: number, stopIds?: readonly number[]): Promise<number[]>;
+  /** Adds LoRA adapters (`rank`, `alpha`, `targetModules`, `seed`) and freezes every other weight. */
+  addLora(options: LoraOptions): void;
+  /** One AdamW step on the mean masked next-token cross-entropy of `batch`; resolves to the loss before it. */
+  supervisedStep(batch: SupervisedBatch, adam: AdamParams): Promise<SupervisedStepResult>;
   /** Frees the weights. */
   dispose(): void;
 }
