@@ -1,6 +1,6 @@
 // LoRA and the supervised step of our Hugging Face decoder against PEFT and transformers: tiny
-// random Qwen3 and Llama models from tiny_hf_models.py, PEFT's adapters (their initial A copied to
-// ours, so both start equal) or every weight trained, two AdamW steps on one batch on each side
+// random Qwen3 and Llama models from tiny_hf_models.py, PEFT's adapters (their initial A drawn in
+// the range of ours, then copied to ours, so both start equal) or every weight trained, two AdamW steps on one batch on each side
 // (reference/lora_step.py), and the losses and trained weights compared after each step.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,11 +127,23 @@ describe.skipIf(!reference.run)('LoRA and the supervised step against PEFT and t
         try {
           if (c.lora) {
             model.addLora(LORA);
-            // PEFT's initial A (and zero B) in place of our own draw, so both sides start equal.
+            // PEFT's initial A (and zero B) in place of our own draw, so both sides start equal;
+            // first, both draws span the same range, ±1/√in, and both B are zero.
             for (const [name, values] of Object.entries(want.initial)) {
               const variable = model.trainableWeights.get(name);
               expect(variable, `PEFT adapts ${name}, we do not`).toBeDefined();
-              variable!.assign(tf.tensor(flatten(values), variable!.shape));
+              const theirs = flatten(values);
+              const largest = (v: ArrayLike<number>) => Math.max(...Array.from(v, Math.abs));
+              if (name.endsWith('lora_A.weight')) {
+                const bound = 1 / Math.sqrt(variable!.shape[1]!);
+                for (const draw of [theirs, variable!.dataSync()]) {
+                  expect(largest(draw), name).toBeLessThanOrEqual(bound);
+                  expect(largest(draw), name).toBeGreaterThan(0.8 * bound);
+                }
+              } else {
+                expect(largest(theirs) + largest(variable!.dataSync()), name).toBe(0);
+              }
+              variable!.assign(tf.tensor(theirs, variable!.shape));
             }
           }
           expect(largestDifference(model.trainableWeights, want.initial).difference).toBeLessThan(1e-6);
