@@ -1,7 +1,8 @@
 // LoRA and the supervised step of our Hugging Face decoder against PEFT and transformers: tiny
 // random Qwen3 and Llama models from tiny_hf_models.py, PEFT's adapters (their initial A drawn in
-// the range of ours, then copied to ours, so both start equal) or every weight trained, two AdamW steps on one batch on each side
-// (reference/lora_step.py), and the losses and trained weights compared after each step.
+// the range of ours, then copied to ours, so both start equal) or every weight trained, two AdamW
+// steps on one batch on each side (reference/lora_step.py), and the losses and trained weights
+// compared after each step.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
