@@ -4,13 +4,13 @@
 // place, so readers see the old checkpoint or the new one, never a half-written one; its files and
 // the directories around the rename are flushed to the disk, so a power loss cannot leave it empty.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { CheckpointError, describeIssues } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AdamW } from './adamw';
-import { fsyncDir, writeFileDurable } from './durable-fs';
+import { writeDirDurable } from './durable-fs';
 import { type ModelConfig, modelConfigSchema, parameterCount } from './model';
 import { type SerializedTokenizer, serializedTokenizerSchema } from './tokenizer';
 
@@ -89,30 +89,14 @@ export async function writeCheckpoint(dir: string, contents: CheckpointContents)
     weightsSha256: createHash('sha256').update(bytes).digest('hex'),
   };
   manifest.manifestSha256 = manifestDigest(manifest);
-  const unique = `${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
-  const staging = join(dirname(dir), `.${basename(dir)}.tmp-${unique}`);
-  const retired = join(dirname(dir), `.${basename(dir)}.old-${unique}`);
-  await mkdir(staging, { recursive: true });
-  try {
-    await writeFileDurable(join(staging, WEIGHTS), bytes);
-    await writeFileDurable(join(staging, MANIFEST), JSON.stringify(manifest));
-    await fsyncDir(staging);
-    let replaced = false;
-    try {
-      await rename(dir, retired);
-      replaced = true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    await rename(staging, dir);
-    await fsyncDir(dirname(dir));
-    if (replaced) await rm(retired, { recursive: true, force: true });
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true });
-    throw new CheckpointError(`could not write checkpoint to ${dir}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  await writeDirDurable(
+    dir,
+    [
+      [WEIGHTS, bytes],
+      [MANIFEST, JSON.stringify(manifest)],
+    ],
+    'checkpoint',
+  );
 }
 
 /**

@@ -20,6 +20,7 @@ export { type GeneratedSequence, type GenerateOptions, type SamplingSettings, sa
 export { BpeTokenizer } from './hf/bpe-tokenizer';
 export type { HfChatTemplate } from './hf/hf-chat-template';
 export type { HfDecoderConfig } from './hf/hf-config';
+export { HfPolicy, type HfPolicyOptions } from './hf/hf-policy';
 export { LORA_TARGET_MODULES, type LoraOptions } from './hf/lora';
 export { type HfWeights, readHfWeights } from './hf/model-dir';
 export { type HfDecoder, type HfPretrained, loadHfPretrained } from './hf/pretrained';

@@ -178,6 +178,11 @@ export class TransformerModel {
     return { hidden: layerNorm(x, this.w('lnf.g'), this.w('lnf.b')), cache };
   }
 
+  /** What a loss moves: every weight (the value head's only when a loss asks for values). */
+  get trainableWeights(): ReadonlyMap<string, tf.Variable> {
+    return this.weights;
+  }
+
   /** Next-token logits [rows, vocab] from hidden states [rows, dModel] (tied embedding). */
   logits(hidden: tf.Tensor2D): tf.Tensor2D {
     return tf.matMul(hidden, this.w('wte'), false, true);

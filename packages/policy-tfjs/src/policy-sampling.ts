@@ -175,7 +175,11 @@ function freeResult(output: GeneratedSequence, prompt: readonly number[], versio
   };
 }
 
-function choiceResult(
+/**
+ * The reply to a choice request from its candidates' scores: the most likely choice at temperature
+ * 0, else one drawn from the constrained distribution with `rng` (HfPolicy answers with it too).
+ */
+export function choiceResult(
   request: ResolvedGenerateRequest,
   prompt: readonly number[],
   candidates: readonly number[][],

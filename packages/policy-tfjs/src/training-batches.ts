@@ -3,7 +3,6 @@
 // targets, weights and returns, and a logit mask for tokens chosen among a restricted set.
 import { type Datum, datumSchema, InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
-import type { ModelConfig } from './model';
 import { PAD_ID } from './tokenizer';
 
 export interface PreparedBatch {
@@ -24,8 +23,14 @@ export interface PreparedBatch {
   dispose(): void;
 }
 
-/** Validates a whole batch before any chunk of it runs, so a bad datum leaves no gradient. */
-export function checkDatums(config: ModelConfig, input: readonly Datum[]): Datum[] {
+/**
+ * Validates a whole batch before any chunk of it runs, so a bad datum leaves no gradient: every
+ * datum within `contextLength` tokens, every id within `vocabSize`.
+ */
+export function checkDatums(
+  config: { readonly contextLength: number; readonly vocabSize: number },
+  input: readonly Datum[],
+): Datum[] {
   if (input.length === 0) throw new InvalidArgumentError('training needs at least one datum');
   const datums = input.map((d, i) => parseOrThrow(datumSchema, d, `datum ${i}`));
   const limit = config.contextLength;

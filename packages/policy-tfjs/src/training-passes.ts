@@ -1,7 +1,7 @@
-// The training passes of TfjsPolicy: `forward` (logprobs, entropies, values) and `forwardBackward`
-// (loss, logprobs, metrics, gradient). Both run a batch in chunks of at most `maxTrainTokens`
-// tokens; losses are sums over tokens and gradients add up in a `GradientSum` until `optimStep`,
-// so the chunks give the loss, logprobs and update of one pass.
+// The training passes of TfjsPolicy and HfPolicy: `forward` (logprobs, entropies, values) and
+// `forwardBackward` (loss, logprobs, metrics, gradient), over any `TrainingModel`. Both run a batch
+// in chunks of at most `maxTrainTokens` tokens; losses are sums over tokens and gradients add up in
+// a `GradientSum` until `optimStep`, so the chunks give the loss, logprobs and update of one pass.
 import {
   type Datum,
   type ForwardBackwardResult,
@@ -10,9 +10,22 @@ import {
   type LossFn,
 } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
-import { inScope, rowEntropy, type TransformerModel, targetLogprobs } from './model';
+import { inScope, rowEntropy, targetLogprobs } from './model';
 import { tokenChunks } from './token-chunks';
 import { hasWeight, type PreparedBatch, prepareBatch } from './training-batches';
+
+/**
+ * What the passes need of a model: hidden states of a causal pass from position 0, logits, and the
+ * weights a loss moves (a value head's named `value.*`, trained only when a loss asks for values).
+ */
+export interface TrainingModel {
+  readonly config: { readonly vocabSize: number; readonly valueHead?: boolean };
+  readonly trainableWeights: ReadonlyMap<string, tf.Variable>;
+  run(ids: tf.Tensor2D, positions: tf.Tensor2D, bias: null): { hidden: tf.Tensor2D };
+  logits(hidden: tf.Tensor2D): tf.Tensor2D;
+  /** Value-head estimates [rows]; called only when `config.valueHead` is true. */
+  values?(hidden: tf.Tensor2D): tf.Tensor1D;
+}
 
 /** Gradients by weight name, summed over chunks and calls until the optimizer takes them. */
 export class GradientSum {
@@ -59,7 +72,7 @@ export interface LossSettings {
 
 /** Logprobs, entropies and (with a value head) values of checked datums. */
 export function forwardPass(
-  model: TransformerModel,
+  model: TrainingModel,
   datums: readonly Datum[],
   maxTrainTokens: number,
 ): ForwardResult[] {
@@ -74,7 +87,7 @@ export function forwardPass(
  * batch, and the loss function's metrics are averaged over chunks.
  */
 export function forwardBackwardPass(
-  model: TransformerModel,
+  model: TrainingModel,
   datums: readonly Datum[],
   settings: LossSettings,
   maxTrainTokens: number,
@@ -128,14 +141,14 @@ interface ChunkResult {
   lossMetrics: Record<string, number> | undefined;
 }
 
-function forwardChunk(model: TransformerModel, datums: Datum[]): ForwardResult[] {
+function forwardChunk(model: TrainingModel, datums: Datum[]): ForwardResult[] {
   const batch = prepareBatch(datums, 'all', model.config.vocabSize);
   try {
     return inScope(() => {
       const { logits, hidden } = selectedLogits(model, batch);
       const logp = targetLogprobs(logits, batch.targets).dataSync();
       const entropy = rowEntropy(logits).dataSync();
-      const values = model.config.valueHead ? model.values(hidden).dataSync() : undefined;
+      const values = model.config.valueHead ? model.values!(hidden).dataSync() : undefined;
       return batch.datums.map((datum, d) => {
         const n = datum.tokenIds.length;
         const entropies = new Array<number>(n).fill(0);
@@ -156,7 +169,7 @@ function forwardChunk(model: TransformerModel, datums: Datum[]): ForwardResult[]
 }
 
 function forwardBackwardChunk(
-  model: TransformerModel,
+  model: TrainingModel,
   datums: Datum[],
   settings: LossSettings & { select: 'all' | 'weighted'; useValue: boolean },
   gradients: GradientSum,
@@ -204,7 +217,7 @@ function forwardBackwardChunk(
           total = tf.sub(total, tf.mul(entropy, entropyCoef));
         }
         if (useValue) {
-          const error = tf.sub(model.values(hidden), batch.returns);
+          const error = tf.sub(model.values!(hidden), batch.returns);
           const valueLoss = tf.div(tf.sum(tf.mul(tf.square(error), batch.returnWeights)), 2);
           const valueLossValue = valueLoss.dataSync()[0]!;
           summed.value_loss = valueLossValue;
@@ -225,14 +238,14 @@ function forwardBackwardChunk(
 }
 
 /** The weights a loss moves: all of them, without the value head unless it is trained. */
-function trainableVariables(model: TransformerModel, withValueHead: boolean): tf.Variable[] {
-  return [...model.weights.entries()]
+function trainableVariables(model: TrainingModel, withValueHead: boolean): tf.Variable[] {
+  return [...model.trainableWeights.entries()]
     .filter(([name]) => withValueHead || !name.startsWith('value.'))
     .map(([, variable]) => variable);
 }
 
 /** Hidden states and (masked) logits of the rows the batch computes. */
-function selectedLogits(model: TransformerModel, batch: PreparedBatch) {
+function selectedLogits(model: TrainingModel, batch: PreparedBatch) {
   const { hidden } = model.run(batch.inputs, batch.positions, null);
   const selected = tf.gather(hidden, batch.rows) as tf.Tensor2D;
   const logits = model.logits(selected);

@@ -41,7 +41,12 @@ export interface HfPretrained {
  * Opens the Llama or Qwen3 model in `dir` (config.json, *.safetensors, tokenizer.json, the chat
  * template) on the current tfjs backend (call `initBackend` first). Dispose `model` when done.
  */
-export async function loadHfPretrained(dir: string): Promise<HfPretrained> {
+export function loadHfPretrained(dir: string): Promise<HfPretrained> {
+  return openHfPretrained(dir);
+}
+
+/** `loadHfPretrained` with the model as its class, for the package's own users of its tensors. */
+export async function openHfPretrained(dir: string): Promise<HfPretrained & { model: HfDecoderModel }> {
   const config = await readHfConfig(dir);
   const tokenizer = await BpeTokenizer.fromDir(dir);
   if (tokenizer.vocabSize > config.vocabSize) {
