@@ -195,6 +195,25 @@ describe('HfPolicy sampling', () => {
     expect(reply).toMatchObject({ text: choices[best], choiceIndex: best, finishReason: 'choice' });
     expect(reply!.tokenIds).toEqual(ids[best]);
     expect(reply!.allowedTokenIds![0]).toEqual([ids[0]![0], ids[1]![0]]);
+    expect(policy.sampler().choiceTokens!(choices)).toBe(Math.max(...ids.map((c) => c.length)));
+    policy.dispose();
+  });
+
+  it('gives a sampled choice the same logprobs in training, through its allowed token ids', async () => {
+    const policy = await HfPolicy.load(modelDir);
+    const choices = ['on the table', 'in the sink', 'in the fridge'];
+    const [reply] = await policy.generate([{ messages, temperature: 1, seed: 3, choices }]);
+    const prompt = reply!.promptTokenIds;
+    const [scored] = await policy.forward([
+      {
+        tokenIds: [...prompt, ...reply!.tokenIds],
+        weights: [...prompt.map(() => 0), ...reply!.tokenIds.map(() => 1)],
+        allowedTokenIds: [...prompt.map(() => null), ...reply!.allowedTokenIds!],
+      },
+    ]);
+    scored!.logprobs.slice(prompt.length).forEach((lp, t) => {
+      expect(lp).toBeCloseTo(reply!.logprobs[t]!, 4);
+    });
     policy.dispose();
   });
 });

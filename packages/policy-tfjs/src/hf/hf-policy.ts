@@ -199,7 +199,13 @@ export class HfPolicy implements TrainablePolicy {
       },
       generate: (requests, options) => this.generate(requests, options),
       countTokens: (text) => this.tokenizer.encode(text).length,
+      choiceTokens: (choices) => this.choiceTokens(choices),
     };
+  }
+
+  /** Tokens `choices` take after the prompt: each is scored on its own, so the longest one's. */
+  choiceTokens(choices: readonly string[]): number {
+    return Math.max(0, ...hfChoiceIds(this.tokenizer, this.endOfTurnId, choices).map((c) => c.length));
   }
 
   /**
