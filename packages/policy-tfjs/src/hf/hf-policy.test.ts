@@ -3,15 +3,18 @@
 // repeated batch with every weight or with LoRA adapters only, a LossFn with cross-entropy's
 // gradient takes the same step, greedy sampling is the decoder's greedy decoding of the chat
 // prompt, choices follow the constrained distribution, and a saved state loads back exactly or is
-// refused, naming the file and the field, when it was made for another model or other adapters.
-import { mkdtempSync, rmSync } from 'node:fs';
+// refused, naming the file and the field, when it was made for another model or other adapters or
+// lost a tensor.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointError, type Datum, type LossFn } from '@pilotrl/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeSafetensors } from '../export/safetensors-writer';
 import { HfPolicy } from './hf-policy';
-import { HF_POLICY_STATE_FILE } from './hf-policy-state';
+import { HF_POLICY_STATE_FILE, HF_TRAINABLE_FILE } from './hf-policy-state';
 import { type HfPretrained, loadHfPretrained } from './pretrained';
+import { readSafetensors, readSafetensorsHeader } from './safetensors';
 import { TINY_IM_END, writeTinyHfDir } from './tiny-hf-dir.testing';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pilotrl-hf-policy-'));
@@ -267,5 +270,18 @@ describe('HfPolicy state', () => {
     expect(await refusal(deeper, { lora })).toMatch(`${manifest}: base.config.numLayers is 2`);
     const other = writeTinyHfDir(join(scratch, 'other'), 4);
     expect(await refusal(other, { lora })).toMatch(`${manifest}: base.dir is "${modelDir}"`);
+    // A weights file that lost a tensor: refused before any weight is assigned.
+    const weightsFile = join(stateDir, HF_TRAINABLE_FILE);
+    const kept = await readSafetensorsHeader(weightsFile);
+    const [dropped, ...rest] = [...kept.tensors.values()];
+    const values = await readSafetensors(
+      kept,
+      rest.map((entry) => entry.name),
+    );
+    writeFileSync(
+      weightsFile,
+      encodeSafetensors(rest.map(({ name, shape }) => ({ name, shape, data: values.get(name)! }))),
+    );
+    expect(await refusal(modelDir, { lora })).toBe(`${weightsFile}: has no tensor "${dropped!.name}"`);
   });
 });
