@@ -15,7 +15,7 @@ export {
   type CheckpointManifest,
   MAX_MANIFEST_BYTES,
 } from './checkpoint';
-export { exportHf, type HfExport } from './export/export-hf';
+export { exportHf, type HfExport, type HfExportOptions } from './export/export-hf';
 export { type GeneratedSequence, type GenerateOptions, type SamplingSettings, sampleToken } from './generate';
 export { BpeTokenizer } from './hf/bpe-tokenizer';
 export type { HfChatTemplate } from './hf/hf-chat-template';

@@ -1,16 +1,33 @@
 // Writes a checkpoint of ours as a Hugging Face model directory that transformers and vLLM load:
 // model.safetensors and config.json of the equal GPT2LMHeadModel (gpt2-weights.ts), its
-// generation_config.json, and tokenizer.json with tokenizer_config.json (hf-tokenizer.ts). Everything
+// generation_config.json, and tokenizer.json with tokenizer_config.json (hf-tokenizer.ts). An
+// HfPolicy state (a fine-tune of a Hugging Face model) goes to hf-policy-export.ts instead. Everything
 // is built and checked before the first file is written, into an output directory that must be
 // new or empty, so a refusal leaves nothing behind.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InvalidArgumentError } from '@pilotrl/core';
+import { InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
+import { z } from 'zod';
 import { readCheckpoint } from '../checkpoint';
+import { HF_POLICY_STATE_FILE } from '../hf/hf-policy-state';
 import { Tokenizer } from '../tokenizer';
 import { gpt2Config, gpt2GenerationConfig, gpt2Tensors } from './gpt2-weights';
+import { exportHfPolicyState } from './hf-policy-export';
 import { hfTokenizerConfig, hfTokenizerJson } from './hf-tokenizer';
+import { checkOutDir } from './out-dir';
 import { encodeSafetensors } from './safetensors-writer';
+
+export const hfExportOptionsSchema = z
+  .object({
+    /**
+     * How an HfPolicy state with LoRA is written: `merge` (the default), a whole model with the
+     * adapters merged into its weights; `adapter`, a PEFT adapter for its base model.
+     */
+    lora: z.enum(['merge', 'adapter']).default('merge'),
+  })
+  .strict();
+export type HfExportOptions = z.input<typeof hfExportOptionsSchema>;
 
 export interface HfExport {
   /** The files written, in `outDir`. */
@@ -19,29 +36,29 @@ export interface HfExport {
   readonly parameters: number;
   /** The checkpoint's policy version. */
   readonly version: number;
+  /** What was written: the transformers class of the model (`GPT2LMHeadModel`, `Qwen3ForCausalLM`, …) or `PEFT LoRA adapter`. */
+  readonly architecture: string;
 }
 
-/** Whether `dir` is missing or an empty directory; refuses anything else. */
-async function checkOutDir(dir: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await readdir(dir);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
+/**
+ * Exports the checkpoint in `checkpointDir` to `outDir`, a new or empty directory: a TfjsPolicy's
+ * `saveState` as a GPT2LMHeadModel, an HfPolicy's as its base model's architecture with the trained
+ * weights (or, with `lora: 'adapter'`, as a PEFT adapter).
+ */
+export async function exportHf(
+  checkpointDir: string,
+  outDir: string,
+  options: HfExportOptions = {},
+): Promise<HfExport> {
+  const { lora } = parseOrThrow(hfExportOptionsSchema, options, 'export options');
+  if (existsSync(join(checkpointDir, HF_POLICY_STATE_FILE))) {
+    return exportHfPolicyState(checkpointDir, outDir, lora);
+  }
+  if (lora === 'adapter') {
     throw new InvalidArgumentError(
-      `output ${dir} cannot be used (${code ?? (error as Error).message}); give a new or empty directory`,
+      `${checkpointDir} holds no HfPolicy state (${HF_POLICY_STATE_FILE}), so no LoRA adapter to export; export our own transformer's checkpoints as whole models`,
     );
   }
-  if (entries.length > 0) {
-    throw new InvalidArgumentError(
-      `output ${dir} is not empty (it holds ${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); give a new or empty directory`,
-    );
-  }
-}
-
-/** Exports the checkpoint in `checkpointDir` (a TfjsPolicy's `saveState`) to `outDir`. */
-export async function exportHf(checkpointDir: string, outDir: string): Promise<HfExport> {
   await checkOutDir(outDir);
   const { manifest, data } = await readCheckpoint(checkpointDir);
   const table = new Map(manifest.tensors.map((entry) => [entry.name, entry]));
@@ -66,5 +83,6 @@ export async function exportHf(checkpointDir: string, outDir: string): Promise<H
     files: files.map(([name]) => name),
     parameters: tensors.reduce((n, t) => n + t.data.length, 0),
     version: manifest.version,
+    architecture: 'GPT2LMHeadModel',
   };
 }

@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSafetensorsHeader, readSafetensors, readSafetensorsHeader } from '../hf/safetensors';
-import { encodeSafetensors } from './safetensors-writer';
+import { encodeSafetensors, writeSafetensorsFile } from './safetensors-writer';
 
 let root: string;
 beforeAll(async () => {
@@ -53,5 +53,16 @@ describe('encodeSafetensors', () => {
     expect(() => encodeSafetensors([tensors[1]!, tensors[1]!])).toThrow(
       'tensor transformer.ln_f.bias is given twice',
     );
+  });
+});
+
+describe('writeSafetensorsFile', () => {
+  it('writes, tensor by tensor, the bytes encodeSafetensors builds in memory', async () => {
+    const file = join(root, 'streamed.safetensors');
+    await writeSafetensorsFile(file, tensors, { format: 'pt' });
+    expect(new Uint8Array(await readFile(file))).toEqual(encodeSafetensors(tensors, { format: 'pt' }));
+    await expect(
+      writeSafetensorsFile(join(root, 'refused.safetensors'), [tensors[1]!, tensors[1]!]),
+    ).rejects.toThrow('tensor transformer.ln_f.bias is given twice');
   });
 });

@@ -49,7 +49,7 @@ const manifestSchema = z.object({
   version: z.number().int().nonnegative(),
   optimizerStep: z.number().int().nonnegative(),
 });
-type Manifest = z.infer<typeof manifestSchema>;
+export type Manifest = z.infer<typeof manifestSchema>;
 
 /** Writes `contents` to `dir` atomically (a temporary sibling renamed into place). */
 export async function writeHfPolicyState(dir: string, contents: HfPolicyStateContents): Promise<void> {
@@ -133,7 +133,8 @@ export async function readHfPolicyState(dir: string, target: HfPolicyStateConten
   return manifest.version;
 }
 
-async function readManifest(file: string): Promise<Manifest> {
+/** Reads and checks the `hf-policy.json` file `file`. */
+export async function readManifest(file: string): Promise<Manifest> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
