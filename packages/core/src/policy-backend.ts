@@ -101,6 +101,11 @@ export interface PolicyBackendDescriptor<Options extends PolicyOptions = PolicyO
   readonly trainsOn: string;
   /** Its own keys of `policy` (beside kind, seed, valueHead and init), as a zod object. */
   readonly optionsSchema: z.ZodObject;
+  /**
+   * Keys of other backends that make no sense with this one, each with the reason a config giving
+   * it is refused (instead of the plain "is a key of another backend").
+   */
+  readonly refusedKeys?: Readonly<Record<string, string>>;
   readonly offers: PolicyBackendOffers;
   /** The model's context length in tokens. */
   contextLength(options: Options): number;

@@ -22,7 +22,7 @@ export type { HfChatTemplate } from './hf/hf-chat-template';
 export type { HfDecoderConfig } from './hf/hf-config';
 export { HfPolicy, type HfPolicyOptions } from './hf/hf-policy';
 export { LORA_TARGET_MODULES, type LoraOptions } from './hf/lora';
-export { type HfWeights, readHfWeights } from './hf/model-dir';
+export { type HfWeights, readHfConfigSync, readHfWeights } from './hf/model-dir';
 export { type HfDecoder, type HfPretrained, loadHfPretrained } from './hf/pretrained';
 export type { SupervisedBatch, SupervisedStepResult } from './hf/supervised-step';
 export { type ModelConfig, type ModelConfigInput, modelConfigSchema, parameterCount } from './model';

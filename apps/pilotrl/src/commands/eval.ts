@@ -81,15 +81,15 @@ export function policyDir(dir: string): string {
   return dir;
 }
 
-/** The run or preset config, with the paradigm, env and eval settings the command line overrides. */
 /** The run directory a checkpoint belongs to: itself, or up to three levels above (`<run>/checkpoints/iter-N/policy`). */
-function runDirOf(checkpoint: string): string | undefined {
+export function runDirOf(checkpoint: string): string | undefined {
   const candidates = [0, 1, 2, 3].map((up) => resolve(checkpoint, ...new Array<string>(up).fill('..')));
   return candidates.find(
     (dir) => existsSync(join(dir, 'config.json')) && existsSync(join(dir, 'manifest.json')),
   );
 }
 
+/** The run or preset config, with the paradigm, env and eval settings the command line overrides. */
 async function evalConfig(options: EvalOptions): Promise<CurriculumConfig> {
   const runDir = options.checkpoint === undefined ? undefined : runDirOf(options.checkpoint);
   let base: CurriculumConfig;

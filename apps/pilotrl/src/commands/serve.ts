@@ -3,14 +3,19 @@
 // It answers its loopback names and the hosts given, and no web page unless its origin is given.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, parseOrThrow } from '@pilotrl/core';
+import { InvalidArgumentError, type Policy, parseOrThrow } from '@pilotrl/core';
 import { LOOPBACK_HOSTS } from '@pilotrl/http-guard';
 import { chatCompletionsServerOptionsSchema, createChatCompletionsServer } from '@pilotrl/llm';
 import { type BackendChoice, describeBackend, TfjsPolicy } from '@pilotrl/policy-tfjs';
 import { MANIFEST_FILE } from '@pilotrl/tinker';
+import { loadRunPlugins } from '../plugins/load';
+import { policyBackendOf } from '../policies/registry';
 import { backendOption } from '../policies/tfjs-backend';
-import { policyDir } from './eval';
+import { readRunConfig } from '../run/run-dir';
+import { loadRunPolicy } from '../run/run-policy';
+import { policyDir, runDirOf } from './eval';
 import type { CliIo } from './io';
+import { withBackend } from './train';
 
 export interface ServeOptions {
   checkpoint: string;
@@ -48,8 +53,7 @@ export async function serve(
       `${options.checkpoint} is a Tinker checkpoint: its weights are on the Tinker server that trained them; sample them there (its sampler, or an OpenAI-compatible server loading the saved adapter)`,
     );
   }
-  const policy = await TfjsPolicy.load(dir, backendOption(options.backend ?? 'auto'));
-  io.stderr.write(`pilotrl: backend ${describeBackend(policy.backend)}\n`);
+  const policy = await loadServedPolicy(options, dir, io);
   let server: ReturnType<typeof createChatCompletionsServer>;
   let url: string;
   // A key too short or unset, or an address that cannot be bound, must not leak the loaded model.
@@ -74,6 +78,28 @@ export async function serve(
     return closed;
   };
   return { url, shutdownTimeoutMs, close };
+}
+
+/**
+ * The policy in `dir`: a run's checkpoint through the run's policy backend (`policy.kind`, e.g. a
+ * Hugging Face model's LoRA state on its model directory), or a tfjs policy saved on its own.
+ */
+async function loadServedPolicy(
+  options: ServeOptions,
+  dir: string,
+  io: CliIo,
+): Promise<{ sampler(): Policy; dispose(): void }> {
+  const runDir = runDirOf(options.checkpoint);
+  if (runDir === undefined) {
+    const policy = await TfjsPolicy.load(dir, backendOption(options.backend ?? 'auto'));
+    io.stderr.write(`pilotrl: backend ${describeBackend(policy.backend)}\n`);
+    return policy;
+  }
+  await loadRunPlugins(runDir);
+  const config = withBackend(readRunConfig(runDir), options.backend);
+  const { line } = await policyBackendOf(config.policy).start(config.policy, 'evaluate');
+  io.stderr.write(`pilotrl: ${line}\n`);
+  return loadRunPolicy(config, dir);
 }
 
 /**

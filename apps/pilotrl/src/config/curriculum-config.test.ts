@@ -189,7 +189,9 @@ describe('curriculum config', () => {
       ],
     });
     expect(refused).toContain('policy.valueHead: the Tinker API trains no value head');
-    expect(refused).toContain('policy.backend: is a key of a tfjs policy; set policy.kind: tfjs, or drop it');
+    expect(refused).toContain(
+      'policy.backend: is a key of a Hugging Face or tfjs policy; set policy.kind: hf or tfjs, or drop it',
+    );
     expect(refused).toContain('agent.actionSpace: choice actions need constrained decoding');
     expect(refused).toContain('stages.0.loss.entropyCoef: the Tinker API returns no entropies');
     expect(refused).toContain('stages.1.algorithm: expert iteration replays choice actions');

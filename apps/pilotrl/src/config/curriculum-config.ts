@@ -389,8 +389,9 @@ export const curriculumConfigSchema = strict({
   env: envSectionSchema.default(envConfigSchema.parse({})),
   /**
    * Where the weights live and train: `kind` names a registered policy backend (`tfjs` in this
-   * process, the default; `tinker` on a Tinker server; or one a plug-in offers), the other keys are
-   * that backend's own and `seed`, `valueHead` and `init`.
+   * process, the default; `hf`, a pretrained Hugging Face model from disk, in this process; `tinker`
+   * on a Tinker server; or one a plug-in offers), the other keys are that backend's own and `seed`,
+   * `valueHead` and `init`.
    */
   policy: policySectionSchema.prefault({}),
   agent: agentConfigSchema.default(agentConfigSchema.parse({})),

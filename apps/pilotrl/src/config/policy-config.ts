@@ -46,9 +46,9 @@ function branchOf(backend: PolicyBackendDescriptor): z.ZodObject {
 }
 
 /**
- * The keys of `value` that `backend` does not take, as issues: a key of another backend names it
- * (`is a key of a Tinker policy; set policy.kind: tinker, or drop it`), the others are listed with
- * the keys allowed.
+ * The keys of `value` that `backend` does not take, as issues: a key the backend refuses gives its
+ * reason, a key of other backends names them (`is a key of a Tinker policy; set policy.kind: tinker,
+ * or drop it`), the others are listed with the keys allowed.
  */
 function unknownKeyIssues(
   value: Record<string, unknown>,
@@ -59,16 +59,24 @@ function unknownKeyIssues(
   const issues: { path: string[]; message: string }[] = [];
   const strange: string[] = [];
   for (const key of unknown) {
-    const owner = policyBackends
+    const refused = backend.refusedKeys;
+    if (refused !== undefined && Object.hasOwn(refused, key)) {
+      issues.push({ path: [key], message: refused[key]! });
+      continue;
+    }
+    const owners = policyBackends
       .ids()
       .map((id) => policyBackends.get(id))
-      .find((other) => other.id !== backend.id && Object.hasOwn(other.optionsSchema.shape, key));
-    if (owner === undefined) strange.push(key);
-    else
+      .filter((other) => other.id !== backend.id && Object.hasOwn(other.optionsSchema.shape, key));
+    if (owners.length === 0) strange.push(key);
+    else {
+      const titles = owners.map((owner) => owner.title).join(' or ');
+      const ids = owners.map((owner) => owner.id).join(' or ');
       issues.push({
         path: [key],
-        message: `is a key of a ${owner.title} policy; set policy.kind: ${owner.id}, or drop it`,
+        message: `is a key of a ${titles} policy; set policy.kind: ${ids}, or drop it`,
       });
+    }
   }
   if (strange.length > 0) issues.unshift({ path: [], message: unknownKeysMessage(strange, allowed) });
   return issues;

@@ -32,3 +32,8 @@ export const count = (max: number, min = 1) =>
     .int()
     .min(min, { error: (issue) => `must be at least ${min} (got ${issue.input})` })
     .max(max, { error: (issue) => `must be at most ${max} (got ${issue.input})` });
+
+/** The error of a required key when it is missing; its schema's own otherwise. */
+export const needed = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? message : undefined),
+});

@@ -8,6 +8,7 @@ import {
   type FrozenPolicy,
   type PolicyBackendContext,
   type PolicyBackendDescriptor,
+  type PolicyBackendStart,
   type PolicyOptions,
   type ReplyExample,
   type RunPolicy,
@@ -142,6 +143,25 @@ function cpuTrainingRefusal(info: BackendInfo): string {
   );
 }
 
+/**
+ * Starts the tfjs device backend `choice` (refusing cpu for training): the line saying which one
+ * runs, and TensorFlow's version and the backends skipped, for the run's manifest.
+ */
+export async function startTfjsBackend(
+  choice: 'auto' | BackendChoice,
+  purpose: 'train' | 'evaluate',
+): Promise<PolicyBackendStart> {
+  const info = await initBackend(backendOption(choice));
+  if (purpose === 'train' && info.choice === 'cpu') throw new ConfigError(cpuTrainingRefusal(info));
+  return {
+    line: `backend ${describeBackend(info)}`,
+    platform: {
+      ...(info.tensorflowVersion === undefined ? {} : { tensorflowVersion: info.tensorflowVersion }),
+      backendSkipped: info.skipped,
+    },
+  };
+}
+
 class TfjsRunPolicy extends DelegatingPolicy<TfjsPolicy> implements RunPolicy {
   get backendName(): string {
     return this.inner.backend.choice;
@@ -190,17 +210,7 @@ export const tfjsBackend: PolicyBackendDescriptor<TfjsBackendOptions> = {
     if (memory !== undefined) problems.push({ path: [memory.key], message: memory.message });
     return problems;
   },
-  async start(options, purpose) {
-    const info = await initBackend(backendOption(options.backend));
-    if (purpose === 'train' && info.choice === 'cpu') throw new ConfigError(cpuTrainingRefusal(info));
-    return {
-      line: `backend ${describeBackend(info)}`,
-      platform: {
-        ...(info.tensorflowVersion === undefined ? {} : { tensorflowVersion: info.tensorflowVersion }),
-        backendSkipped: info.skipped,
-      },
-    };
-  },
+  start: (options, purpose) => startTfjsBackend(options.backend, purpose),
   async create(options, context) {
     context.log(`training the tokenizer on oracle demonstrations of ${options.tokenizerCorpusTasks} tasks`);
     const corpus = await context.demonstrationTexts(options.tokenizerCorpusTasks);

@@ -17,12 +17,8 @@ import {
 import { createTinkerPolicy, type TinkerPolicy } from '@pilotrl/tinker';
 import { z } from 'zod';
 import { keyLimits, MIN_CONTEXT_LENGTH } from '../config/resource-bounds';
+import { needed } from '../config/schema-parts';
 import { DelegatingPolicy } from './delegating-policy';
-
-/** A required key's error when it is missing, its schema's own otherwise. */
-const needed = (message: string) => ({
-  error: (issue: { input?: unknown }) => (issue.input === undefined ? message : undefined),
-});
 
 /** The Tinker keys of `policy`. */
 export const tinkerOptionsSchema = z.object({

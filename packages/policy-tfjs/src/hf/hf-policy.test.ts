@@ -130,6 +130,16 @@ describe('HfPolicy training', () => {
 describe('HfPolicy sampling', () => {
   const messages = [{ role: 'user' as const, content: 'where is the apple?' }];
 
+  it('makes a reply datum of the prompt the sampler renders (weight 0), the reply and the end of the turn', async () => {
+    const policy = await HfPolicy.load(modelDir);
+    const [sampled] = await policy.sampler().generate([{ messages, temperature: 0, maxTokens: 1 }]);
+    const prompt = sampled!.promptTokenIds;
+    const datum = policy.replyDatum(messages, ' on the table');
+    expect(datum.tokenIds).toEqual([...prompt, ...policy.encode(' on the table'), TINY_IM_END]);
+    expect(datum.weights).toEqual(datum.tokenIds.map((_, t) => (t < prompt.length ? 0 : 1)));
+    policy.dispose();
+  });
+
   it("samples greedily as the decoder's greedy decoding of the chat prompt, reporting the version", async () => {
     const policy = await HfPolicy.load(modelDir);
     const [reply] = await policy.sampler().generate([{ messages, temperature: 0, maxTokens: 12 }]);

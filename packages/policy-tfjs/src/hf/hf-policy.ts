@@ -8,6 +8,7 @@ import { basename, resolve } from 'node:path';
 import {
   type AdamParams,
   adamParamsSchema,
+  type ChatMessage,
   CheckpointError,
   createRng,
   type Datum,
@@ -117,6 +118,26 @@ export class HfPolicy implements TrainablePolicy {
     return this.currentVersion;
   }
 
+  /** The model directory the policy was loaded from, absolute. */
+  get baseDir(): string {
+    return this.identity.baseDir;
+  }
+
+  /** The LoRA options the policy trains with (defaults filled in), or null when every weight trains. */
+  get lora(): HfPolicyIdentity['lora'] {
+    return this.identity.lora;
+  }
+
+  /**
+   * A supervised datum of `response` after chat `prompt`: the prompt as the sampler renders it
+   * (weights 0), then the response and the end-of-turn token (weights 1).
+   */
+  replyDatum(prompt: readonly ChatMessage[], response: string): Datum {
+    const promptIds = this.renderPrompt(prompt);
+    const tokenIds = [...promptIds, ...this.tokenizer.encode(response), this.endOfTurnId];
+    return { tokenIds, weights: tokenIds.map((_, i) => (i < promptIds.length ? 0 : 1)) };
+  }
+
   get config(): HfDecoderConfig {
     return this.net.config;
   }
@@ -126,7 +147,7 @@ export class HfPolicy implements TrainablePolicy {
   }
 
   /** The prompt ids of chat `messages`: the model's chat template, ending with the reply's opening. */
-  renderPrompt(messages: GenerateRequest['messages']): number[] {
+  renderPrompt(messages: readonly ChatMessage[]): number[] {
     return this.tokenizer.encode(this.chatTemplate.render(messages, { enableThinking: this.enableThinking }));
   }
 

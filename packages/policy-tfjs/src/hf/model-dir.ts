@@ -2,7 +2,7 @@
 // the shards that `model.safetensors.index.json` lists. Every header is read and checked first (the
 // files' sizes, dtypes, each tensor's shape against the config, every tensor the architecture needs
 // present once and nothing else), and only then is any weight read, each to float32.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointError, printable } from '@pilotrl/core';
@@ -22,18 +22,13 @@ export interface HfWeights {
   readonly tensors: ReadonlyMap<string, { readonly shape: readonly number[]; readonly values: Float32Array }>;
 }
 
-async function readJson(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CheckpointError(
-      `${file}: cannot read it (${(error as Error).message}); give a Hugging Face model directory`,
-      {
-        cause: error,
-      },
-    );
-  }
+const unreadable = (file: string, error: unknown) =>
+  new CheckpointError(
+    `${file}: cannot read it (${(error as Error).message}); give a Hugging Face model directory`,
+    { cause: error },
+  );
+
+function parseJson(file: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -41,10 +36,32 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  return parseJson(file, text);
+}
+
 /** Reads and checks `<dir>/config.json`. */
 export async function readHfConfig(dir: string): Promise<HfDecoderConfig> {
   const file = join(dir, CONFIG_FILE);
   return parseHfConfig(file, await readJson(file));
+}
+
+/** `readHfConfig` without waiting, for checks where nothing can be awaited (a config's validation). */
+export function readHfConfigSync(dir: string): HfDecoderConfig {
+  const file = join(dir, CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  return parseHfConfig(file, parseJson(file, text));
 }
 
 const indexSchema = z.looseObject({ weight_map: z.record(z.string(), z.string()) });
