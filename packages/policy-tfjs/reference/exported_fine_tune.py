@@ -4,12 +4,13 @@
     python exported_fine_tune.py < request.json
 
 The request: "base" (the model directory the state was trained on), "merged" (its export as a
-whole model), "adapter" (its export as a PEFT adapter), "lora" ({"rank", "alpha",
-"target_modules"}), "ids" (rows of token ids), "prompts", "max_new_tokens". Prints JSON: "peft"
-(the tensor names, sorted, and the adapter_config.json that PEFT itself saves for a fresh adapter of
-"lora" on "base"), "merged" (the merged model loaded without a dtype argument: its "dtype", the
-"logits" of each row and the "greedy" ids after each prompt) and "adapter" (the same of the base
-model with the adapter loaded by PeftModel.from_pretrained).
+whole model), "adapter" (its export as a PEFT adapter, or null), "lora" ({"rank", "alpha",
+"target_modules"}, or null for a state that trained every weight), "ids" (rows of token ids),
+"prompts", "max_new_tokens". Prints JSON: "merged" (the merged model loaded without a dtype
+argument: its "dtype", the "logits" of each row and the "greedy" ids after each prompt); with an
+adapter, "adapter" (the same of the base model with the adapter loaded by
+PeftModel.from_pretrained) and "peft" (the tensor names, sorted, and the adapter_config.json that
+PEFT itself saves for a fresh adapter of "lora" on "base").
 """
 
 import json
@@ -53,10 +54,11 @@ def peft_own_save(request: dict) -> dict:
 def main() -> None:
     request = json.load(sys.stdin)
     torch.manual_seed(0)
-    answer = {"peft": peft_own_save(request)}
-    answer["merged"] = computed(AutoModelForCausalLM.from_pretrained(request["merged"]), request)
-    base = AutoModelForCausalLM.from_pretrained(request["base"], dtype=torch.float32)
-    answer["adapter"] = computed(PeftModel.from_pretrained(base, request["adapter"]), request)
+    answer = {"merged": computed(AutoModelForCausalLM.from_pretrained(request["merged"]), request)}
+    if request["adapter"] is not None:
+        answer["peft"] = peft_own_save(request)
+        base = AutoModelForCausalLM.from_pretrained(request["base"], dtype=torch.float32)
+        answer["adapter"] = computed(PeftModel.from_pretrained(base, request["adapter"]), request)
     json.dump(answer, sys.stdout)
 
 
