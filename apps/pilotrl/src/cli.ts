@@ -8,7 +8,13 @@ import { BACKEND_ORDER, parseBackendChoice } from '@pilotrl/policy-tfjs';
 import { Command, CommanderError, Option } from 'commander';
 import { computeCurve, parseSearchList } from './commands/compute-curve';
 import { type EvalOptions, evalCommand } from './commands/eval';
-import { EXPORT_FORMATS, type ExportFormat, exportCommand } from './commands/export';
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  exportCommand,
+  LORA_EXPORTS,
+  type LoraExport,
+} from './commands/export';
 import { type CliIo, processIo } from './commands/io';
 import { play } from './commands/play';
 import { reproduce } from './commands/reproduce';
@@ -89,6 +95,7 @@ interface TrainFlags {
 type EvalFlags = Omit<EvalOptions, 'timeoutSeconds'> & { timeout?: number };
 interface ExportFlags {
   format: ExportFormat;
+  lora: LoraExport;
 }
 interface PlayFlags {
   env: string;
@@ -285,8 +292,16 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     )
     .argument('<out-dir>', 'a new or empty directory')
     .addOption(new Option('--format <name>', 'the format: hf').choices(EXPORT_FORMATS).makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--lora <how>',
+        "a LoRA run's adapters: merge, into a whole model (default), or adapter, a PEFT adapter of the base model",
+      )
+        .choices(LORA_EXPORTS)
+        .default('merge'),
+    )
     .action(async (source: string, outDir: string, flags: ExportFlags) => {
-      await exportCommand({ source, outDir, format: flags.format }, io);
+      await exportCommand({ source, outDir, format: flags.format, lora: flags.lora }, io);
     });
 
   cli
