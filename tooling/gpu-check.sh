@@ -3,10 +3,15 @@
 # (@tensorflow/tfjs-node-gpu on the TensorFlow C library and CUDA 12 libraries from PyPI's wheels:
 # `pilotrl-tfjs setup --gpu`, several GB the first time) and the native CPU one, runs the policy
 # bench (`pnpm --filter @pilotrl/policy-tfjs bench`) on each, and prints the GPU's tokens per second
-# against the CPU's from this same run. Without a GPU, or without a driver for CUDA 12, it stops
-# before installing anything, with one sentence saying which.
+# against the CPU's from this same run. Then it trains a Hugging Face model through HfPolicy on each
+# backend (`bench:hf`, bench/hf-train.ts: a first step and three timed ones, every weight) and prints
+# the two training rates and their ratio: the model in HF_MODEL_DIR (a Qwen3 or Llama directory)
+# when given, else a random Qwen3 of hidden 512, 8 layers and vocabulary 8192, batch 8x256 tokens.
+# Without a GPU, or without a driver for CUDA 12, it stops before installing anything, with one
+# sentence saying which.
 #   bash tooling/gpu-check.sh            # both bench sizes (1m, 5m)
 #   bash tooling/gpu-check.sh --sizes=1m
+#   HF_MODEL_DIR=models/Qwen3-0.6B bash tooling/gpu-check.sh
 # NVIDIA_SMI=/path/to/nvidia-smi picks the driver's tool (default: nvidia-smi on PATH).
 # Needs what `pnpm install` needs (Node 20+, pnpm, Python 3 with pip, a C++ compiler) and PyPI.
 set -euo pipefail
@@ -68,6 +73,20 @@ for backend in tensorflow-gpu tensorflow; do
     fail "the policy bench failed on $backend (its lines above say why)."
 done
 
-# 5. GPU against CPU, from this run's figures.
+# 5. A Hugging Face model's training steps through HfPolicy on each, in its own process too.
+for backend in tensorflow-gpu tensorflow; do
+  echo
+  echo "gpu check: Hugging Face training on $backend"
+  pnpm --filter @pilotrl/policy-tfjs bench:hf "--backend=$backend" "--json=$out/hf-$backend.json" ||
+    fail "the Hugging Face training bench failed on $backend (its lines above say why)."
+done
+
+# 6. GPU against CPU, from this run's figures.
 echo
 node --import tsx tooling/gpu-check-report.ts "$out/tensorflow.json" "$out/tensorflow-gpu.json"
+node -e '
+  const [cpu, gpu] = process.argv.slice(1).map((f) => JSON.parse(require("fs").readFileSync(f, "utf8")));
+  console.log(`gpu check: Hugging Face training (${gpu.model}; ${gpu.batch}x${gpu.seq} tokens/step): ` +
+    `CPU (tensorflow) ${cpu.tokensPerSecond.toFixed(0)} tokens/s, GPU (tensorflow-gpu) ${gpu.tokensPerSecond.toFixed(0)} tokens/s; ` +
+    `GPU / CPU ${(gpu.tokensPerSecond / cpu.tokensPerSecond).toFixed(2)}x`);
+' "$out/hf-tensorflow.json" "$out/hf-tensorflow-gpu.json"
