@@ -197,6 +197,18 @@ describe('pilotrl export', () => {
 
   it('refuses an adapter of a run without LoRA, in one line', async () => {
     const out = join(root, 'no-adapter');
+    const fullState = join(root, 'hf-full', 'policy');
+    const full = await HfPolicy.load(modelDir);
+    try {
+      await full.saveState(fullState);
+    } finally {
+      full.dispose();
+    }
+    const everyWeight = await run(['export', fullState, '--format', 'hf', '--lora', 'adapter', out]);
+    expect(everyWeight).toMatchObject({
+      code: 1,
+      err: `pilotrl export: ${join(fullState, 'hf-policy.json')}: the state trains every weight of its model (lora is null), so it has no LoRA adapter to export; export it merged, as a whole model\n`,
+    });
     const refused = await run(['export', runDir, '--format', 'hf', '--lora', 'adapter', out]);
     expect(refused).toMatchObject({
       code: 1,
