@@ -221,6 +221,14 @@ function program(io: CliIo, argv: readonly string[], setCode: (code: number) => 
     .option('--base-url <url>', 'an OpenAI-compatible chat-completions server instead of a checkpoint')
     .option('--model <name>', 'the model name to ask --base-url for')
     .option('--api-key-env <VAR>', 'the environment variable holding the API key for --base-url')
+    .addOption(
+      integerOption(
+        '--random <seeds>',
+        'a uniformly random policy instead (a pick among the offered commands; random characters for free text), every task played once per seed 1..seeds: the chance level a trained policy has to beat',
+        1,
+        1000,
+      ),
+    )
     .option('--config <file|preset>', 'the curriculum whose env, agent and eval settings to use')
     .addOption(new Option('--paradigm <name>', 'the agent paradigm').choices(['adaplan', 'react']))
     .option('--splits <a,b>', 'comma-separated splits to evaluate', list)

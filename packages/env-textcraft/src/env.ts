@@ -1,7 +1,7 @@
 // The TextCraft TextEnv: AgentGym's server text for every command (in its own `agentgym` dialect,
 // or AgentTraj-L's `agenttraj` one), reward 1 when the goal is crafted, and PilotRL's step limit
 // (AgentGym's 20 rounds by default) reported as truncated. The admissible actions, which TextCraft
-// itself has not, are the commands that would succeed now.
+// itself has not, are the commands that would succeed now, or every command the listing names.
 import { parseOrThrow, resetOptionsSchema, type StepResult, stepEpisode, type TextEnv } from '@pilotrl/core';
 import { z } from 'zod';
 import { type EpisodeStart, resolveSetup, TEXTCRAFT_ENV_ID, worldOptionsSchema } from './setup';
@@ -56,11 +56,14 @@ export const textcraftConfigSchema = worldOptionsSchema.extend({
    */
   dialect: z.enum(['agentgym', 'agenttraj']).default('agentgym'),
   /**
-   * List the commands that would succeed now (`inventory`, gets of the items the listing uses,
-   * each listed recipe the inventory can craft). TextCraft lists none; `false` gives an empty
-   * list, as AgentGym's server does.
+   * Which commands the env lists (TextCraft itself lists none). `succeeding`: those that would
+   * succeed now (`inventory`, gets of the items the listing uses, each listed recipe the inventory
+   * can craft). `listed`: every command the listing names, whether it would succeed or not, the
+   * same all episode (`inventory`, those gets, each listed recipe with every group member in place
+   * of a generic ingredient): what an agent reading the listing could write. `none`: an empty
+   * list, as AgentGym's server gives.
    */
-  admissibleActions: z.boolean().default(true),
+  admissibleActions: z.enum(['succeeding', 'listed', 'none']).default('succeeding'),
 });
 export type TextcraftConfig = z.input<typeof textcraftConfigSchema>;
 
@@ -72,21 +75,17 @@ const MAX_VARIANTS = 4;
 
 interface Episode {
   readonly start: EpisodeStart;
+  /** The `listed` commands, made once per episode. */
+  readonly listed: readonly string[] | undefined;
   readonly taskId: string | undefined;
   steps: number;
   last: StepResult;
 }
 
-/**
- * Commands that would succeed now: `inventory`; `get <n> <item>` for each gettable item a listed
- * recipe uses (or a group member of a generic ingredient), with `n` 1 and each amount one listed
- * recipe takes of it; and each listed recipe the inventory can craft, with the held group members
- * in place of a generic ingredient.
- */
-function admissible(start: EpisodeStart): string[] {
-  const { world, game, listing } = start;
+/** `get <n> <item>` for each gettable item a listed recipe uses (or a group member of a generic ingredient), with `n` 1 and each amount one listed recipe takes of it. */
+function listedGets(start: EpisodeStart): string[] {
+  const { world, listing } = start;
   const amounts = new Map<string, Set<number>>();
-  const crafts: string[] = [];
   const addGet = (itemId: string, amount: number) => {
     if (!world.isGettable(itemId)) return;
     const known = amounts.get(itemId) ?? new Set([1]);
@@ -102,27 +101,58 @@ function admissible(start: EpisodeStart): string[] {
       addGet(name, total);
       for (const [member, group] of world.groupTagOf) if (group === name) addGet(member, total);
     }
+  }
+  return [...amounts].flatMap(([itemId, counts]) =>
+    [...counts].sort((a, b) => a - b).map((count) => `get ${count} ${itemIdToText(itemId)}`),
+  );
+}
+
+/**
+ * The craft commands of each listed recipe, a generic ingredient written as each item of its group
+ * that `members` offers (at most MAX_VARIANTS commands per recipe).
+ */
+function listedCrafts(start: EpisodeStart, members: (tag: string, count: number) => string[]): string[] {
+  const crafts: string[] = [];
+  for (const recipe of start.listing) {
     let variants: string[][] = [[]];
     for (const input of recipe.inputs) {
       const candidates =
         input.itemTag.itemId !== undefined
           ? [input.itemTag.itemId]
-          : [...game.inventory.keys()].filter((id) => world.groupTagOf.get(id) === input.itemTag.tag);
-      const held = candidates.filter((id) => (game.inventory.get(id) ?? 0n) >= BigInt(input.count));
+          : members(input.itemTag.tag!, input.count);
       variants = variants
-        .flatMap((chosen) => held.map((id) => [...chosen, `${input.count} ${itemIdToText(id)}`]))
+        .flatMap((chosen) => candidates.map((id) => [...chosen, `${input.count} ${itemIdToText(id)}`]))
         .slice(0, MAX_VARIANTS);
     }
     const output = `craft ${recipe.output.count} ${itemIdToText(nameOf(recipe.output.itemTag))} using `;
     for (const using of variants) {
       const command = output + using.join(', ');
-      if (!crafts.includes(command) && game.preview(command).executed) crafts.push(command);
+      if (!crafts.includes(command)) crafts.push(command);
     }
   }
-  const gets = [...amounts].flatMap(([itemId, counts]) =>
-    [...counts].sort((a, b) => a - b).map((count) => `get ${count} ${itemIdToText(itemId)}`),
-  );
-  return ['inventory', ...gets, ...crafts];
+  return crafts;
+}
+
+/**
+ * Commands that would succeed now: `inventory`, the listed gets, and each listed recipe the
+ * inventory can craft, with the held group members in place of a generic ingredient.
+ */
+function succeeding(start: EpisodeStart): string[] {
+  const { world, game } = start;
+  const held = (tag: string, count: number) =>
+    [...game.inventory.keys()].filter(
+      (id) => world.groupTagOf.get(id) === tag && (game.inventory.get(id) ?? 0n) >= BigInt(count),
+    );
+  const crafts = listedCrafts(start, held).filter((command) => game.preview(command).executed);
+  return ['inventory', ...listedGets(start), ...crafts];
+}
+
+/** Every command the listing names: `inventory`, the listed gets, each listed recipe with every group member in place of a generic ingredient. */
+function listed(start: EpisodeStart): string[] {
+  const { world } = start;
+  const members = (tag: string) =>
+    [...world.groupTagOf].flatMap(([id, group]) => (group === tag ? [id] : [])).sort();
+  return ['inventory', ...listedGets(start), ...listedCrafts(start, members)];
 }
 
 /**
@@ -144,9 +174,15 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextcraftEnv {
   const result = (current: Episode, observation: string, valid: boolean, won: boolean): StepResult => {
     const truncated = !won && current.steps >= maxSteps;
     const { start } = current;
+    const commands =
+      won || truncated || admissibleActions === 'none'
+        ? []
+        : admissibleActions === 'listed'
+          ? [...current.listed!]
+          : succeeding(start);
     return {
       observation: shown(observation),
-      admissibleActions: won || truncated || !admissibleActions ? [] : admissible(start),
+      admissibleActions: commands,
       reward: won ? 1 : 0,
       terminated: won,
       truncated,
@@ -173,7 +209,13 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextcraftEnv {
         goal !== undefined && commands !== undefined
           ? setup.listed({ goal, commands })
           : setup.start(seed, taskId);
-      const fresh: Episode = { start, taskId, steps: 0, last: undefined as never };
+      const fresh: Episode = {
+        start,
+        taskId,
+        listed: admissibleActions === 'listed' ? listed(start) : undefined,
+        steps: 0,
+        last: undefined as never,
+      };
       fresh.last = result(fresh, start.opening, true, false);
       episode = fresh;
       return fresh.last;

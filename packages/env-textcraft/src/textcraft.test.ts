@@ -105,8 +105,32 @@ describe('textcraft interface strings (AgentGym environment.py)', () => {
     expect((await env.step('inventory')).observation).toBe('Instruction:\nInventory: [cedar lumber] (1)');
   });
 
+  it('lists every command the listing names, the same all episode, with `listed`', async () => {
+    const tasks = await textcraftTasks.tasks('valid_unseen');
+    for (const task of tasks) {
+      const env = createTextcraftEnv({ admissibleActions: 'listed', maxSteps: 100 });
+      const now = createTextcraftEnv({ maxSteps: 100 });
+      let result = await env.reset(task);
+      let succeeding = await now.reset(task);
+      const listed = result.admissibleActions;
+      expect(listed[0]).toBe('inventory');
+      // Crafting the goal is listed from the start, though nothing is held to craft it with.
+      const goalCrafts = listed.filter((command) => command.includes(` ${result.info.goal} using `));
+      expect(goalCrafts.length).toBeGreaterThan(0);
+      expect((await createTextcraftEnv().reset(task)).admissibleActions).not.toContain(goalCrafts[0]);
+      for (const command of (await textcraftTasks.oracle(task)).actions) {
+        expect(listed).toContain(command);
+        for (const shown of succeeding.admissibleActions) expect(listed).toContain(shown);
+        result = await env.step(command);
+        succeeding = await now.step(command);
+        if (!result.terminated) expect(result.admissibleActions).toEqual(listed);
+      }
+      expect(result.info.won).toBe(true);
+    }
+  });
+
   it('can list no admissible actions, as AgentGym', async () => {
-    const { env, first } = await episode(0, { admissibleActions: false });
+    const { env, first } = await episode(0, { admissibleActions: 'none' });
     expect(first.admissibleActions).toEqual([]);
     expect((await env.step('inventory')).admissibleActions).toEqual([]);
   });

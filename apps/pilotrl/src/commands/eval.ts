@@ -1,9 +1,10 @@
-// `pilotrl eval`: a checkpoint (or any OpenAI-compatible model) on held-out splits with AdaPlan or
-// ReAct (of each env, for a mixture), optionally with test-time search (best-of-N plans, look-ahead
-// over env copies); success with a 95% interval overall and per task type, and the compute spent.
+// `pilotrl eval`: a checkpoint (or any OpenAI-compatible model, or a uniformly random policy) on
+// held-out splits with AdaPlan or ReAct (of each env, for a mixture), optionally with test-time
+// search (best-of-N plans, look-ahead over env copies); success with a 95% interval overall and per
+// task type, and the compute spent.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type SearchCompute, totalCompute } from '@pilotrl/agent';
+import { createRandomPolicy, type SearchCompute, totalCompute } from '@pilotrl/agent';
 import {
   canCopyState,
   type Episode,
@@ -40,6 +41,8 @@ export interface EvalOptions {
   checkpoint?: string;
   baseUrl?: string;
   model?: string;
+  /** A uniformly random policy instead of a model, every task played once per seed 1..random. */
+  random?: number;
   apiKeyEnv?: string;
   config?: string;
   paradigm?: 'adaplan' | 'react';
@@ -172,6 +175,7 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     judging: curriculumJudging(env.config, env.provider),
   }));
   if (search?.kind === 'lookahead') for (const env of envs) await checkCopiesState(env);
+  if (options.random !== undefined) return randomEval(options, options.random, config, envs, io);
   let policy: Policy | TrainablePolicy;
   /** Lets the policy go when the evaluation ends (its weights, a Tinker session's heartbeat). */
   let release = () => {};
@@ -205,17 +209,37 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     release = () => loaded.dispose();
   } else {
     throw new InvalidArgumentError(
-      'pilotrl eval needs --checkpoint <dir> or --base-url <url> --model <name>',
+      'pilotrl eval needs --checkpoint <dir>, --base-url <url> --model <name>, or --random <seeds>',
     );
   }
   if (search !== undefined) checkSearchFitsPolicy(search, policy);
+  const session = evalSession(options, config, envs, io);
+  try {
+    const { records } = await session.play(policy, search);
+    const rows = withCompute(records, session.finished, envs);
+    io.stdout.write(formatEvalTable(rows));
+    return rows;
+  } finally {
+    session.end();
+    release();
+  }
+}
+
+type JudgedEnv = RunEnv & { judging: ReturnType<typeof curriculumJudging> };
+
+/**
+ * The episodes of one evaluation, kept as they finish (and appended to `--out`); `play` runs the
+ * splits with a policy, and on an interrupt or a failure the episodes finished so far are reported.
+ */
+function evalSession(options: EvalOptions, config: CurriculumConfig, envs: readonly JudgedEnv[], io: CliIo) {
   const finished: Episode[] = [];
   const out = options.out === undefined ? undefined : newEpisodeFile(options.out);
   const keep = (episodes: readonly Episode[]) => {
     finished.push(...episodes);
     for (const episode of episodes) out?.append(episode);
   };
-  const planned = config.eval.episodes * config.eval.splits.length * envs.length;
+  const rounds = options.random ?? 1;
+  const planned = config.eval.episodes * config.eval.splits.length * envs.length * rounds;
   const reportFinished = () => {
     io.stdout.write(formatEvalTable(partialRecords(finished, envs, config.eval.splits)));
     const saved = options.out === undefined ? '' : `; they are in ${options.out}`;
@@ -226,37 +250,71 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
     process.exit(130);
   };
   process.once('SIGINT', interrupt);
-  try {
-    const { records } = await evaluateEnvs(
-      envs,
-      policy,
-      {
-        ...config.eval,
-        seed: 0,
-        ...(search === undefined ? {} : { search: (env) => searchFor(search, policy, env) }),
-      },
-      { step: 0, phase: 'eval' },
-      {
-        onEpisodes: keep,
-        ...turnZeroNotice(
-          (line) => io.stderr.write(`pilotrl eval: ${line}\n`),
-          'eval',
-          (envId) => envs.find((env) => env.provider.envId === envId)?.config,
-        ),
-      },
+  return {
+    finished,
+    /** `round` numbers the episodes' ids (`eval-<split>-<round>/…`), apart for each random seed. */
+    async play(policy: Policy | TrainablePolicy, search?: ReturnType<typeof parseSearchFlags>, round = 0) {
+      try {
+        return await evaluateEnvs(
+          envs,
+          policy,
+          {
+            ...config.eval,
+            seed: 0,
+            ...(search === undefined ? {} : { search: (env) => searchFor(search, policy, env) }),
+          },
+          { step: round, phase: 'eval' },
+          {
+            onEpisodes: keep,
+            ...turnZeroNotice(
+              (line) => io.stderr.write(`pilotrl eval: ${line}\n`),
+              'eval',
+              (envId) => envs.find((env) => env.provider.envId === envId)?.config,
+            ),
+          },
+        );
+      } catch (error) {
+        if (!PilotRLError.isInstance(error)) throw error;
+        throw new PilotRLError(`${(error as Error).message.replace(/\.$/, '')}; ${reportFinished()}`, {
+          cause: error,
+        });
+      }
+    },
+    end: () => process.removeListener('SIGINT', interrupt),
+  };
+}
+
+/**
+ * The chance level: a uniformly random policy (seeds 1..`seeds`) plays every task of the splits
+ * once per seed, and each split's episodes of all seeds make one row.
+ */
+async function randomEval(
+  options: EvalOptions,
+  seeds: number,
+  config: CurriculumConfig,
+  envs: readonly JudgedEnv[],
+  io: CliIo,
+): Promise<EvalRow[]> {
+  const conflicting = (['checkpoint', 'baseUrl', 'search'] as const).filter(
+    (key) => options[key] !== undefined && options[key] !== 'none',
+  );
+  if (conflicting.length > 0) {
+    const flag = { checkpoint: '--checkpoint', baseUrl: '--base-url', search: '--search' };
+    throw new InvalidArgumentError(
+      `pilotrl eval --random plays a random policy, not a model: drop ${conflicting.map((key) => flag[key]).join(' and ')}`,
     );
-    const rows = withCompute(records, finished, envs);
-    io.stdout.write(formatEvalTable(rows));
-    return rows;
-  } catch (error) {
-    if (!PilotRLError.isInstance(error)) throw error;
-    throw new PilotRLError(`${(error as Error).message.replace(/\.$/, '')}; ${reportFinished()}`, {
-      cause: error,
-    });
-  } finally {
-    process.removeListener('SIGINT', interrupt);
-    release();
   }
+  const session = evalSession(options, config, envs, io);
+  try {
+    for (let seed = 1; seed <= seeds; seed++) {
+      await session.play(createRandomPolicy({ seed, name: 'random', tokens: 'none' }), undefined, seed);
+    }
+  } finally {
+    session.end();
+  }
+  const rows = partialRecords(session.finished, envs, config.eval.splits);
+  io.stdout.write(formatEvalTable(rows));
+  return rows;
 }
 
 /** Look-ahead plays candidates on copies of the env: an env that cannot copy itself is refused up front. */
