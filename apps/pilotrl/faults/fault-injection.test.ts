@@ -96,7 +96,16 @@ function killPoints(operations: readonly Operation[]): Operation[] {
   const firstLatest = operations.findIndex(
     (op) => op.name === 'renameSync' && op.path.includes('latest.tmp'),
   );
-  const prune = operations.findIndex((op) => op.name === 'rmdirSync');
+  // The prune is the first removal of a checkpoint that is not the one being renamed into place
+  // (which its own save clears first). It is found by its rmSync, which every Node line reports,
+  // not by the rmdirSync calls inside it, which only Node 20's rmSync makes.
+  const prune = operations.findIndex(
+    (op, i) =>
+      op.name === 'rmSync' &&
+      /[/\\]iter-\d+$/.test(op.path) &&
+      !(operations[i + 1]?.name === 'renameSync' && operations[i + 1]!.path.includes('.tmp-iter-')),
+  );
+  if (prune === -1) throw new Error('no checkpoint was pruned in the run nobody killed');
   const pruneStart = operations.findLastIndex(
     (op, i) => i < prune && op.name === 'mkdirSync' && op.path.includes('.tmp-iter-'),
   );
@@ -149,7 +158,7 @@ describe('a trainer killed at any file operation', () => {
     // Two kill points at a time: each is a killed trainer and the one that finishes its run.
     await inPool(points, 2, async (point) => {
       const runDir = join(dir, `killed-${point.index}`);
-      const where = `killed before operation ${point.index} (${point.name} ${relative(runDir, point.path)})`;
+      const where = `killed before operation ${point.index} (${point.name} ${relative(straight, point.path)})`;
       const killed = await train(configPath, runDir, point.index);
       if (killed.signal !== 'SIGKILL') {
         failures.push(`${where}: the trainer was not killed (exit ${killed.code}: ${killed.lastLine})`);
