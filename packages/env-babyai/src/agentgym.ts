@@ -11,6 +11,24 @@ export const UNKNOWN_COMMAND = 'The action is not recognized. Please check valid
 export const EMPTY_COMMAND = 'No change in state.';
 export const TASK_COMPLETED = '\n The task is completed.';
 
+/**
+ * Which of AgentGym's commands an episode offers and accepts: `agentgym`, all of them (`go to …`,
+ * `toggle and go through …` and the other macros that may run many primitives); `primitive`, those
+ * that name one of Minigrid's primitive actions (`turn left`, `turn right`, `move forward`,
+ * `toggle`, `drop`, and `pickup <object> <k>` of the object in front), a macro answered as an
+ * unknown command.
+ */
+export type BabyaiCommands = 'agentgym' | 'primitive';
+
+/** AgentGym's commands that name one primitive action; a `pickup` names its object. */
+const PRIMITIVE_COMMANDS: ReadonlySet<string> = new Set([
+  'turn left',
+  'turn right',
+  'move forward',
+  'toggle',
+  'drop',
+]);
+
 /** What one command did, in AgentGym's terms. */
 export interface CommandOutcome {
   /** The new state text (a description, or a message instead of one). */
@@ -45,7 +63,11 @@ export class AgentGymBabyAI {
   private listed: TextView | undefined;
   private commands: string[] = [];
 
-  constructor(level: LevelState, game: Game = new Game(level)) {
+  constructor(
+    level: LevelState,
+    readonly offered: BabyaiCommands = 'agentgym',
+    game: Game = new Game(level),
+  ) {
     this.game = game;
     this.goal = goalOf(level.mission);
     // Minigrid's reset observation (AgentGym compares the first command's views against it).
@@ -56,7 +78,7 @@ export class AgentGymBabyAI {
 
   /** An independent copy of the episode so far, for looking ahead. */
   clone(): AgentGymBabyAI {
-    const copy = new AgentGymBabyAI(this.game.level, this.game.clone());
+    const copy = new AgentGymBabyAI(this.game.level, this.offered, this.game.clone());
     copy.view = this.view;
     copy.image = this.image;
     copy.reward = this.reward;
@@ -68,7 +90,9 @@ export class AgentGymBabyAI {
   /** The commands AgentGym lists now, in its order. */
   availableActions(): string[] {
     if (this.listed !== this.view) {
-      this.commands = [...this.view.actions.keys()];
+      this.commands = [...this.view.actions].flatMap(([command, primitives]) =>
+        this.offers(command, primitives) ? [command] : [],
+      );
       this.listed = this.view;
     }
     return this.commands.slice();
@@ -82,9 +106,17 @@ export class AgentGymBabyAI {
     }
     if (action === '') return this.refuse(EMPTY_COMMAND, false);
     const primitives = this.view.actions.get(action);
+    if (primitives !== undefined && !this.offers(action, primitives))
+      return this.refuse(UNKNOWN_COMMAND, false);
     if (primitives === undefined) return this.refuse(this.view.errors.get(action) ?? UNKNOWN_COMMAND, false);
     if (primitives.length === 0) return this.refuse(EMPTY_COMMAND, true);
     return this.run(primitives);
+  }
+
+  /** Whether this episode's form of the commands includes `command`, which runs `primitives` now. */
+  private offers(command: string, primitives: readonly Primitive[]): boolean {
+    if (this.offered === 'agentgym') return true;
+    return PRIMITIVE_COMMANDS.has(command) || (command.startsWith('pickup ') && primitives.length === 1);
   }
 
   /** A command answered with `text` instead of a step of the game. */

@@ -2,7 +2,15 @@ import { UnsolvableTaskError } from '@pilotrl/core';
 import { checkEnv } from '@pilotrl/env-testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { AgentGymBabyAI } from './agentgym';
-import { BABYAI_SPLIT_PLAN, babyaiLevel, babyaiSplitSize, babyaiTasks, createBabyaiEnv } from './index';
+import {
+  BABYAI_SPLIT_PLAN,
+  babyaiLevel,
+  babyaiSplitSize,
+  babyaiTasks,
+  createBabyaiEnv,
+  createBabyaiTasks,
+} from './index';
+import { plugin } from './plugin';
 
 checkEnv(() => createBabyaiEnv(), {
   resets: [{ seed: 0 }, { seed: 1 }, { seed: 2, taskId: 'valid_unseen-2' }],
@@ -63,6 +71,58 @@ describe('babyai', () => {
     expect(wins).toEqual({ train: 807, valid_seen: 90, valid_unseen: 60 });
     expect(unsolvable).toEqual(['train-276', 'train-284', 'train-305']);
   }, 300_000);
+
+  it('offers only the commands of one primitive action in the primitive form, with the texts of AgentGym', async () => {
+    const primitive = createBabyaiEnv({ commands: 'primitive' });
+    const agentgym = createBabyaiEnv();
+    const [task] = await babyaiTasks.tasks('valid_unseen', { offset: 30, limit: 1 });
+    expect(task!.taskType).toBe('Pickup');
+    let small = await primitive.reset(task!);
+    let full = await agentgym.reset(task!);
+    expect(full.admissibleActions.some((command) => command.startsWith('go to '))).toBe(true);
+    for (const command of ['turn left', 'move forward', 'turn right', 'move forward', 'move forward']) {
+      expect(
+        small.admissibleActions.every((offered) =>
+          /^(turn left|turn right|move forward|toggle|drop|pickup .+)$/.test(offered),
+        ),
+      ).toBe(true);
+      expect(small.admissibleActions).toEqual(
+        full.admissibleActions.filter((offered) => small.admissibleActions.includes(offered)),
+      );
+      small = await primitive.step(command);
+      full = await agentgym.step(command);
+      // The same game underneath: the description is AgentGym's, only the offered commands differ.
+      expect(small.observation.split('\nAvailable actions: ')[0]).toBe(
+        full.observation.split('\nAvailable actions: ')[0],
+      );
+    }
+    const macro = full.admissibleActions.find((command) => command.startsWith('go to '))!;
+    const refused = await primitive.step(macro);
+    expect(refused.observation).toMatch(/^The action is not recognized\. Please check valid actions\./);
+    expect(refused.info.valid).toBe(false);
+  });
+
+  it('wins every unseen task in primitive commands with the oracle of that form, which the plug-in picks from the options', async () => {
+    const tasks = createBabyaiTasks({ commands: 'primitive' });
+    const provider = plugin.envs[0]!.create({ commands: 'primitive' });
+    for (const task of await tasks.tasks('valid_unseen')) {
+      const { actions } = await tasks.oracle(task);
+      expect((await provider.tasks!.oracle!(task)).actions).toEqual(actions);
+      const env = createBabyaiEnv({ commands: 'primitive' });
+      let result = await env.reset(task);
+      for (const action of actions) {
+        expect(result.admissibleActions).toContain(action);
+        result = await env.step(action);
+      }
+      expect(result.info.won, task.taskId).toBe(true);
+      expect(actions.length).toBeLessThanOrEqual(babyaiLevel(task.seed).max_steps);
+    }
+    await expect(
+      createBabyaiTasks({ commands: 'primitive', maxSteps: 3 }).oracle(
+        (await tasks.tasks('valid_unseen'))[0]!,
+      ),
+    ).rejects.toThrow(/no win of "valid_unseen-0" within 3 primitive commands/);
+  });
 
   it('refuses a task id outside a split with the sizes of the splits', async () => {
     const env = createBabyaiEnv();

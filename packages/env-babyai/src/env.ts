@@ -31,6 +31,13 @@ export const babyaiConfigSchema = z.strictObject({
    */
   dialect: z.enum(['agentgym', 'agenttraj']).default('agentgym'),
   /**
+   * `agentgym`: every command AgentGym offers, macros such as `go to red ball 1` included.
+   * `primitive`: only those that run one Minigrid action (`turn left`, `turn right`, `move
+   * forward`, `toggle`, `drop`, `pickup <object> <k>` of the object in front); a macro is answered as
+   * an unknown command. The texts are AgentGym's either way.
+   */
+  commands: z.enum(['agentgym', 'primitive']).default('agentgym'),
+  /**
    * Extra start states by AgentGym data index (e.g. from `parseLevelFile` of a levels.jsonl),
    * played by `reset({ seed, taskId: 'babyai_<index>' })`; they take precedence over shipped ones.
    */
@@ -53,6 +60,7 @@ export function createBabyaiEnv(config?: BabyaiConfig): TextEnv {
   const {
     maxSteps: givenMaxSteps,
     dialect,
+    commands,
     levels,
   } = parseOrThrow(babyaiConfigSchema, config ?? {}, 'babyai config');
   const maxSteps = givenMaxSteps ?? (dialect === 'agenttraj' ? AGENTGYM_BABYAI_ROUNDS : undefined);
@@ -103,7 +111,7 @@ export function createBabyaiEnv(config?: BabyaiConfig): TextEnv {
       const { taskId, dataIdx, level } = resolve(
         parseOrThrow(resetOptionsSchema, options, 'babyai reset options'),
       );
-      const game = new AgentGymBabyAI(level);
+      const game = new AgentGymBabyAI(level, commands);
       const fresh: Episode = { game, taskId, dataIdx, steps: 0, score: 0, last: undefined as never };
       fresh.last = result(fresh, `Your goal: ${game.goal}\n${game.state}${suffix(game)}`, true, 0);
       episode = fresh;

@@ -18,11 +18,13 @@ export { plugin } from './plugin';
 export { AGENTGYM_DATA_LEVELS, AGENTGYM_LEVELS, BABYAI_SPLIT_PLAN, type BabyaiSplit } from './splits';
 export {
   BABYAI_ENV_ID,
+  type BabyaiTaskSource,
   babyaiDataIndexOf,
   babyaiLevel,
   babyaiSplitSize,
   babyaiTaskOf,
   babyaiTasks,
+  createBabyaiTasks,
   GENERATED_SPLIT,
   generatedTaskOf,
 } from './tasks';

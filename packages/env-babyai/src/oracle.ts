@@ -289,3 +289,22 @@ export function solveLevel(level: LevelState, maxCommands = 20): string[] {
   }
   return [];
 }
+
+/**
+ * Commands of the `primitive` form (one Minigrid action each) that win `level`: the planner's
+ * primitive plan played command by command, planned again after each one; an empty list when the
+ * planner finds no way or no win within `maxCommands`.
+ */
+export function solveLevelInPrimitives(level: LevelState, maxCommands: number): string[] {
+  const episode = new AgentGymBabyAI(level, 'primitive');
+  const commands: string[] = [];
+  while (commands.length < maxCommands) {
+    const next = planPrimitives(episode.game)?.[0];
+    if (next === undefined) return [];
+    const command = commandFor(episode, next);
+    if (command === undefined || !episode.availableActions().includes(command)) return [];
+    commands.push(command);
+    if (episode.step(command).done) return commands;
+  }
+  return [];
+}

@@ -9,10 +9,11 @@ import {
   taskRange,
   UnsolvableTaskError,
 } from '@pilotrl/core';
+import type { BabyaiCommands } from './agentgym';
 import { SHIPPED_LEVEL_LINES } from './data/levels.generated';
 import { GENERATED_LEVELS, generateLevel } from './generator';
 import { goalOf, type LevelState, parseLevelState } from './level';
-import { solveLevel } from './oracle';
+import { solveLevel, solveLevelInPrimitives } from './oracle';
 import { babyaiPlanOf } from './plan-steps';
 import { AGENTGYM_LEVELS, BABYAI_SPLIT_PLAN, type BabyaiSplit } from './splits';
 
@@ -122,6 +123,9 @@ export function babyaiTaskOf(taskId: string): { level: LevelState; dataIdx: numb
   return { level: babyaiLevel(dataIdx), dataIdx };
 }
 
+/** A task's type: its level without Minigrid's prefix and version (`BabyAI-GoToRedBall-v0` is `GoToRedBall`). */
+const levelName = (level: LevelState) => level.level.replace(/^BabyAI-/, '').replace(/-v\d+$/, '');
+
 /** The shipped start state of AgentGym data index `dataIdx`. */
 export function babyaiLevel(dataIdx: number): LevelState {
   const level = shippedLevels().get(dataIdx);
@@ -131,38 +135,59 @@ export function babyaiLevel(dataIdx: number): LevelState {
   return level;
 }
 
-export const babyaiTasks: TaskSource & { oracle(task: TaskRef): Promise<OracleSolution> } = {
-  envId: BABYAI_ENV_ID,
-  splits: () => splitNames,
-  count: (split) => (split === GENERATED_SPLIT ? 'unbounded' : babyaiSplitSize(split)),
-  async tasks(split, range = {}) {
-    if (split === GENERATED_SPLIT) {
-      const { start, end } = taskRange(BABYAI_ENV_ID, range, 'unbounded');
-      return Array.from({ length: end - start }, (_, k) => ({
+export type BabyaiTaskSource = TaskSource & { oracle(task: TaskRef): Promise<OracleSolution> };
+
+/**
+ * The task source of an env with these options: the oracle plays the env's form of the commands
+ * (`commands`), within its step limit (`maxSteps`; AgentGym's 20 rounds for AgentGym's commands,
+ * the level's `max_steps` for primitives).
+ */
+export function createBabyaiTasks(
+  options: { commands?: BabyaiCommands; maxSteps?: number } = {},
+): BabyaiTaskSource {
+  const primitive = options.commands === 'primitive';
+  return {
+    envId: BABYAI_ENV_ID,
+    splits: () => splitNames,
+    count: (split) => (split === GENERATED_SPLIT ? 'unbounded' : babyaiSplitSize(split)),
+    async tasks(split, range = {}) {
+      if (split === GENERATED_SPLIT) {
+        const { start, end } = taskRange(BABYAI_ENV_ID, range, 'unbounded');
+        return Array.from({ length: end - start }, (_, k) => ({
+          taskId: `${split}-${start + k}`,
+          split,
+          seed: start + k,
+          taskType: levelName(generatedLevel(start + k)),
+          description: goalOf(generatedLevel(start + k).mission),
+        }));
+      }
+      const indices = dataIndicesOf(split);
+      const { start, end } = taskRange(BABYAI_ENV_ID, range, indices.length);
+      return indices.slice(start, end).map((dataIdx, k) => ({
         taskId: `${split}-${start + k}`,
         split,
-        seed: start + k,
-        description: goalOf(generatedLevel(start + k).mission),
+        seed: dataIdx,
+        taskType: levelName(babyaiLevel(dataIdx)),
+        description: goalOf(babyaiLevel(dataIdx).mission),
       }));
-    }
-    const indices = dataIndicesOf(split);
-    const { start, end } = taskRange(BABYAI_ENV_ID, range, indices.length);
-    return indices.slice(start, end).map((dataIdx, k) => ({
-      taskId: `${split}-${start + k}`,
-      split,
-      seed: dataIdx,
-      description: goalOf(babyaiLevel(dataIdx).mission),
-    }));
-  },
-  /**
-   * The oracle's commands, and its plan in the plan-step vocabulary (`babyaiPlanOf`); an
-   * `UnsolvableTaskError` where it finds no win within AgentGym's 20 commands.
-   */
-  async oracle(task) {
-    const actions = solveLevel(babyaiTaskOf(task.taskId).level);
-    if (actions.length === 0) {
-      throw new UnsolvableTaskError(`babyai: the oracle finds no win of "${task.taskId}" within 20 commands`);
-    }
-    return { actions, plan: babyaiPlanOf(actions) };
-  },
-};
+    },
+    /**
+     * The oracle's commands, and its plan in the plan-step vocabulary (`babyaiPlanOf`); an
+     * `UnsolvableTaskError` where it finds no win within AgentGym's 20 commands.
+     */
+    async oracle(task) {
+      const { level } = babyaiTaskOf(task.taskId);
+      const limit = options.maxSteps ?? (primitive ? level.max_steps : 20);
+      const actions = primitive ? solveLevelInPrimitives(level, limit) : solveLevel(level, limit);
+      if (actions.length === 0) {
+        throw new UnsolvableTaskError(
+          `babyai: the oracle finds no win of "${task.taskId}" within ${limit} ${primitive ? 'primitive ' : ''}commands`,
+        );
+      }
+      return { actions, plan: babyaiPlanOf(actions) };
+    },
+  };
+}
+
+/** The shipped tasks, with the oracle of AgentGym's commands. */
+export const babyaiTasks: BabyaiTaskSource = createBabyaiTasks();
