@@ -146,7 +146,7 @@ describe('a trainer killed at any file operation', () => {
       // Node 20's recursive rmSync removes directories with rmdirSync, which the preload sees as kill
       // points of their own; from Node 22 it does so natively, inside the one rmSync call.
       expect([...new Set(points.map((op) => op.name))]).toEqual(
-        expect.arrayContaining(['renameSync', 'fsyncSync', 'rmSync', 'rename', 'handle.sync']),
+        expect.arrayContaining(['linkSync', 'renameSync', 'fsyncSync', 'rmSync', 'rename', 'handle.sync']),
       );
     }
     const expected = Object.fromEntries(

@@ -35,7 +35,10 @@ function install(root: string): void {
     const original = sync[name]!;
     sync[name] = (...args: unknown[]) => {
       if (inside(args[0])) operation(name, String(args[0]));
-      else if (inside(args[1]) && (name === 'renameSync' || name === 'copyFileSync' || name === 'cpSync')) {
+      else if (
+        inside(args[1]) &&
+        (name === 'renameSync' || name === 'linkSync' || name === 'copyFileSync' || name === 'cpSync')
+      ) {
         operation(name, String(args[1]));
       }
       return original.apply(fs, args);
@@ -45,6 +48,7 @@ function install(root: string): void {
     'writeFileSync',
     'appendFileSync',
     'renameSync',
+    'linkSync',
     'mkdirSync',
     'rmSync',
     'rmdirSync',

@@ -10,7 +10,7 @@ import { CheckpointError, describeIssues } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AdamW } from './adamw';
-import { writeDirDurable } from './durable-fs';
+import { restoreReplacedDir, writeDirDurable } from './durable-fs';
 import { type ModelConfig, modelConfigSchema, parameterCount } from './model';
 import { type SerializedTokenizer, serializedTokenizerSchema } from './tokenizer';
 
@@ -103,9 +103,11 @@ export async function writeCheckpoint(dir: string, contents: CheckpointContents)
  * Reads and checks a checkpoint: checkpoint.json at most `MAX_MANIFEST_BYTES`, its own checksum,
  * its schema, and a weights.bin of exactly the size its tensor table gives, which holds at least
  * the model's weights, before the weights are read and their checksum compared; so a damaged
- * manifest cannot make a loader build a model larger than the weights on the disk.
+ * manifest cannot make a loader build a model larger than the weights on the disk. A checkpoint
+ * that a killed replace left moved aside is put back first.
  */
 export async function readCheckpoint(dir: string): Promise<ReadCheckpoint> {
+  await restoreReplacedDir(dir);
   const unreadable = (error: unknown) =>
     new CheckpointError(`no checkpoint at ${dir}: ${MANIFEST} cannot be read (${(error as Error).message})`, {
       cause: error,

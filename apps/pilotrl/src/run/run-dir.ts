@@ -6,6 +6,7 @@ import {
   closeSync,
   existsSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -223,6 +224,8 @@ export function packageVersions(names: readonly string[], appDir = appRoot()): R
 }
 
 const LOCK = 'train.lock';
+/** `createLock`'s temporary file, named by the process that asks for the lock. */
+const LOCK_TEMP = /^train\.lock\.tmp-(\d+)$/;
 
 /** Whether process `pid` is alive on this machine. */
 function processAlive(pid: number): boolean {
@@ -235,6 +238,45 @@ function processAlive(pid: number): boolean {
 }
 
 /**
+ * Creates the lock at `path` holding this process's id, or returns false when a lock is there. The
+ * id is written and flushed in a temporary file that is then linked to `path`: a link is atomic and
+ * never replaces, so the lock is never seen without its holder's id (a trainer that read an empty
+ * lock would take it over, and two would train one directory). The temporary file goes either way.
+ */
+function createLock(path: string): boolean {
+  const temp = `${path}.tmp-${process.pid}`;
+  try {
+    writeFileDurable(temp, `${process.pid}\n`);
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** The process id in the lock at `path`, or undefined when the lock is gone. */
+function lockHolder(path: string, runDir: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  // Locks are created whole, so one without an id was left by a pilotrl that wrote the id after
+  // creating the file (and may be writing it now), or was damaged: it is not taken over.
+  if (!/^\d+\n?$/.test(text)) {
+    throw new CheckpointError(
+      `${path} holds no process id ("${printable(text, 40)}"): it was left by an older pilotrl or damaged; if no trainer is using ${runDir}, delete it and run again`,
+    );
+  }
+  return Number(text);
+}
+
+/**
  * Takes `runDir` for this process: one trainer at a time per run directory. A lock left by a
  * process that is gone is taken over, and what that process left half-written (temporary checkpoint
  * directories and files) is removed. Returns the release.
@@ -242,20 +284,19 @@ function processAlive(pid: number): boolean {
 export function lockRunDir(runDir: string): () => void {
   mkdirSync(runDir, { recursive: true });
   const path = join(runDir, LOCK);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
-      const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
-      if (Number.isInteger(holder) && processAlive(holder)) {
-        throw new CheckpointError(
-          `${runDir} is being trained by process ${holder}; wait for it to finish or stop it (a run directory takes one trainer at a time)`,
-        );
-      }
-      rmSync(path, { force: true });
+  for (let attempt = 0; !createLock(path); attempt++) {
+    const holder = lockHolder(path, runDir);
+    if (holder !== undefined && processAlive(holder)) {
+      throw new CheckpointError(
+        `${runDir} is being trained by process ${holder}; wait for it to finish or stop it (a run directory takes one trainer at a time)`,
+      );
     }
+    if (attempt > 0) {
+      throw new CheckpointError(
+        `${path} changed while this trainer took it over from a process that is gone; run again`,
+      );
+    }
+    rmSync(path, { force: true });
   }
   removeLeftovers(runDir);
   return () => rmSync(path, { force: true });
@@ -267,6 +308,9 @@ function removeLeftovers(runDir: string): void {
   for (const dir of [runDir, checkpoints]) {
     if (!existsSync(dir)) continue;
     for (const entry of readdirSync(dir)) {
+      // A lock's temporary file is another trainer's while it asks for the lock: kept while it lives.
+      const asking = LOCK_TEMP.exec(entry);
+      if (asking !== null && processAlive(Number(asking[1]))) continue;
       if (/\.tmp-\d+$/.test(entry) || /^\.tmp-/.test(entry)) {
         rmSync(join(dir, entry), { recursive: true, force: true });
       }

@@ -11,7 +11,7 @@ import { CheckpointError, describeIssues, printable } from '@pilotrl/core';
 import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AdamW } from '../adamw';
-import { writeDirDurable } from '../durable-fs';
+import { restoreReplacedDir, writeDirDurable } from '../durable-fs';
 import { encodeSafetensors, type Float32Tensor } from '../export/safetensors-writer';
 import type { HfDecoderConfig } from './hf-config';
 import type { loraOptionsSchema } from './lora';
@@ -84,9 +84,11 @@ export async function writeHfPolicyState(dir: string, contents: HfPolicyStateCon
 
 /**
  * Reads the state in `dir` into `target` (its weights and optimizer), after checking that it was
- * made for the same identity and holds every weight in its shape; returns the saved version.
+ * made for the same identity and holds every weight in its shape; returns the saved version. A
+ * state that a killed replace left moved aside is put back first.
  */
 export async function readHfPolicyState(dir: string, target: HfPolicyStateContents): Promise<number> {
+  await restoreReplacedDir(dir);
   const manifestFile = join(dir, HF_POLICY_STATE_FILE);
   const manifest = await readManifest(manifestFile);
   checkIdentity(manifestFile, manifest, target);
