@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packedLength } from './packed-scoring';
+import { TransformerModel } from './model';
+import { packedLength, scoreCandidates, scoreChoices } from './packed-scoring';
 import { TfjsPolicy } from './policy';
 import { END_ID, Tokenizer } from './tokenizer';
 
@@ -33,6 +34,35 @@ describe('packed scoring', () => {
     // Shared prefixes are packed once.
     const separate = candidates.reduce((n, c) => n + prompt.length + c.length, 0);
     expect(packedLength({ prompt, candidates })).toBeLessThan(separate / 2);
+  });
+
+  it('gives choosing the same constrained scores, bit for bit, without the model logprobs', () => {
+    const net = new TransformerModel({
+      dModel: 32,
+      nLayers: 2,
+      nHeads: 2,
+      contextLength: 96,
+      seed: 11,
+      vocabSize: policy.tokenizer.vocabSize,
+    });
+    try {
+      const candidates = choices.map((c) => [...policy.encode(c), END_ID]);
+      const requests = [0, 0.7, 1.3].map((temperature, i) => ({
+        prompt: policy.encode(`You see a cabinet ${i + 1} and a fridge 1.`),
+        candidates: candidates.slice(i),
+        temperature,
+      }));
+      const chosen = scoreChoices(net, requests);
+      const full = scoreCandidates(net, requests);
+      expect(chosen).toHaveLength(requests.length);
+      chosen.forEach((scores, i) => {
+        expect(scores).not.toHaveProperty('tokenLogprobs');
+        expect(scores.constrainedTokenLogprobs).toEqual(full[i]!.constrainedTokenLogprobs);
+        expect(scores.constrainedLogprobs).toEqual(full[i]!.constrainedLogprobs);
+      });
+    } finally {
+      net.dispose();
+    }
   });
 
   it("tells its samplers' users how many context tokens the packed choices take", () => {

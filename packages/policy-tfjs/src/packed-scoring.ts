@@ -24,13 +24,17 @@ export interface ScoreRequest {
   temperature?: number;
 }
 
-export interface CandidateScores {
-  /** Per candidate, the model's logprob of each of its tokens. */
-  tokenLogprobs: number[][];
+/** What choosing among candidates reads: the distribution of decoding constrained to them. */
+export interface ConstrainedScores {
   /** Per candidate, the logprob of each token under decoding constrained to the candidates. */
   constrainedTokenLogprobs: number[][];
   /** Per candidate, the sum of its constrained token logprobs: log P(candidate | constrained). */
   constrainedLogprobs: number[];
+}
+
+export interface CandidateScores extends ConstrainedScores {
+  /** Per candidate, the model's logprob of each of its tokens. */
+  tokenLogprobs: number[][];
 }
 
 function buildTrie(candidates: readonly (readonly number[])[]) {
@@ -71,6 +75,42 @@ export function scoreCandidates(
   requests: readonly ScoreRequest[],
   prefixCache?: PrefixCache,
 ): CandidateScores[] {
+  const pass = packedPass(model, requests, prefixCache);
+  return requests.map((request, b) => ({
+    tokenLogprobs: modelTokenLogprobs(pass, b),
+    ...constrainedScores(pass, b, request.temperature),
+  }));
+}
+
+/**
+ * `scoreCandidates` without the model's own logprob of every candidate token, which choosing does
+ * not read: that needs a log-sum-exp over the whole vocabulary at every trie node with children,
+ * the larger part of a choice's scoring outside the model. The constrained scores are the same.
+ */
+export function scoreChoices(
+  model: TransformerModel,
+  requests: readonly ScoreRequest[],
+  prefixCache?: PrefixCache,
+): ConstrainedScores[] {
+  const pass = packedPass(model, requests, prefixCache);
+  return requests.map((request, b) => constrainedScores(pass, b, request.temperature));
+}
+
+/** The logits of one packed pass: per request, its trie and the logits row of each trie state. */
+interface PackedPass {
+  tries: ReturnType<typeof buildTrie>[];
+  /** Per request, trie state (-1: the prompt's end, else a node) → row of `logits`. */
+  rowOfState: Map<number, number>[];
+  /** [rows, vocab], row-major. */
+  logits: Float32Array;
+  vocab: number;
+}
+
+function packedPass(
+  model: TransformerModel,
+  requests: readonly ScoreRequest[],
+  prefixCache: PrefixCache | undefined,
+): PackedPass {
   const tries = requests.map((r) => buildTrie(r.candidates));
   const packed = requests.map((r, i) => r.prompt.length + tries[i]!.nodes.length);
   let hits = requests.map((r) => prefixCache?.lookup(r.prompt));
@@ -153,35 +193,53 @@ export function scoreCandidates(
     return values;
   });
 
-  return requests.map((request, b) => {
-    const { nodes, roots, paths } = tries[b]!;
-    const states = rowOfState[b]!;
-    const temperature =
-      request.temperature === undefined || request.temperature === 0 ? 1 : request.temperature;
-    // Per node: model logprob and constrained logprob of its token given its parent state.
-    const modelLogprob = new Float64Array(nodes.length);
-    const constrained = new Float64Array(nodes.length);
-    const visit = (state: number, children: Map<number, number>) => {
-      const offset = states.get(state)! * vocab;
-      const logZ = rowLogSumExp(logits, offset, vocab);
-      const allowedZ = childrenLogSumExp(logits, offset, children, 1 / temperature);
-      for (const [token, n] of children) {
-        modelLogprob[n] = logits[offset + token]! - logZ;
-        constrained[n] = logits[offset + token]! / temperature - allowedZ;
-      }
-    };
-    visit(-1, roots);
-    nodes.forEach((node, n) => {
-      if (node.children.size > 0) visit(n, node.children);
-    });
-    const tokenLogprobs = paths.map((path) => path.map((n) => modelLogprob[n]!));
-    const constrainedTokenLogprobs = paths.map((path) => path.map((n) => constrained[n]!));
-    return {
-      tokenLogprobs,
-      constrainedTokenLogprobs,
-      constrainedLogprobs: constrainedTokenLogprobs.map((values) => values.reduce((s, v) => s + v, 0)),
-    };
+  return { tries, rowOfState, logits, vocab };
+}
+
+/** Per candidate of request `b`, the logprob of each of its tokens under decoding constrained to the candidates. */
+function constrainedScores(
+  pass: PackedPass,
+  b: number,
+  requestTemperature: number | undefined,
+): ConstrainedScores {
+  const { nodes, roots, paths } = pass.tries[b]!;
+  const states = pass.rowOfState[b]!;
+  const { logits, vocab } = pass;
+  const temperature = requestTemperature === undefined || requestTemperature === 0 ? 1 : requestTemperature;
+  // Per node: constrained logprob of its token given its parent state.
+  const constrained = new Float64Array(nodes.length);
+  const visit = (state: number, children: Map<number, number>) => {
+    const offset = states.get(state)! * vocab;
+    const allowedZ = childrenLogSumExp(logits, offset, children, 1 / temperature);
+    for (const [token, n] of children) constrained[n] = logits[offset + token]! / temperature - allowedZ;
+  };
+  visit(-1, roots);
+  nodes.forEach((node, n) => {
+    if (node.children.size > 0) visit(n, node.children);
   });
+  const constrainedTokenLogprobs = paths.map((path) => path.map((n) => constrained[n]!));
+  return {
+    constrainedTokenLogprobs,
+    constrainedLogprobs: constrainedTokenLogprobs.map((values) => values.reduce((s, v) => s + v, 0)),
+  };
+}
+
+/** Per candidate of request `b`, the model's logprob of each of its tokens. */
+function modelTokenLogprobs(pass: PackedPass, b: number): number[][] {
+  const { nodes, roots, paths } = pass.tries[b]!;
+  const states = pass.rowOfState[b]!;
+  const { logits, vocab } = pass;
+  const modelLogprob = new Float64Array(nodes.length);
+  const visit = (state: number, children: Map<number, number>) => {
+    const offset = states.get(state)! * vocab;
+    const logZ = rowLogSumExp(logits, offset, vocab);
+    for (const [token, n] of children) modelLogprob[n] = logits[offset + token]! - logZ;
+  };
+  visit(-1, roots);
+  nodes.forEach((node, n) => {
+    if (node.children.size > 0) visit(n, node.children);
+  });
+  return paths.map((path) => path.map((n) => modelLogprob[n]!));
 }
 
 /**

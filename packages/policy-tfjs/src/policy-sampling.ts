@@ -15,7 +15,13 @@ import {
   type SamplingSettings,
 } from './generate';
 import type { TransformerModel } from './model';
-import { type CandidateScores, packedLength, scoreCandidates } from './packed-scoring';
+import {
+  type CandidateScores,
+  type ConstrainedScores,
+  packedLength,
+  scoreCandidates,
+  scoreChoices,
+} from './packed-scoring';
 import type { PrefixCache } from './prefix-cache';
 import { END_ID, type Tokenizer } from './tokenizer';
 
@@ -75,7 +81,7 @@ export function sampleReplies(
   const byLength = [...constrained].sort((a, b) => packed.get(a)! - packed.get(b)!);
   for (const chunk of chunks(byLength, maxBatch)) {
     signal?.throwIfAborted();
-    const scores = scoreCandidates(
+    const scores = scoreChoices(
       model,
       chunk.map((i) => ({
         prompt: prompts[i]!,
@@ -183,7 +189,7 @@ export function choiceResult(
   request: ResolvedGenerateRequest,
   prompt: readonly number[],
   candidates: readonly number[][],
-  scores: CandidateScores,
+  scores: ConstrainedScores,
   rng: Rng,
   version: number,
 ): GenerateResult {
