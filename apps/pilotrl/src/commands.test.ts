@@ -155,7 +155,10 @@ describe('pilotrl command line', () => {
         ['train', '--config', 'quick', '--resume', 'runs/x'],
         'pilotrl train: --resume continues runs/x with the config it was started with; drop --config (or give --out for a new run)\n',
       ],
-      [['eval'], 'pilotrl eval: pilotrl eval needs --checkpoint <dir>, --base-url <url> --model <name>, or --random <seeds>\n'],
+      [
+        ['eval'],
+        'pilotrl eval: pilotrl eval needs --checkpoint <dir>, --base-url <url> --model <name>, or --random <seeds>\n',
+      ],
       [
         ['eval', '--base-url', 'http://127.0.0.1:1/v1'],
         'pilotrl eval: pilotrl eval --base-url needs --model <name>\n',
