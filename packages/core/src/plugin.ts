@@ -38,7 +38,10 @@ export interface EnvDescriptor {
   readonly id: string;
   /** One sentence for listings and errors. */
   readonly description?: string;
-  /** The provider for `options` (the config's `env.options`); called once per run and env. */
+  /**
+   * The provider for `options` (the config's `env.options` with its step limit as `maxSteps`, the
+   * options its envs are created with); called once per run and env.
+   */
   create(options: Record<string, unknown>): EnvProvider;
 }
 

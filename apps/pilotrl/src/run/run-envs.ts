@@ -20,7 +20,7 @@ export interface RunEnv {
 }
 
 export function envProviderFor(config: EnvCurriculum): EnvProvider {
-  return envProviders.get(config.env.id)(config.env.options);
+  return envProviders.get(config.env.id)(envOptionsFor(config));
 }
 
 /** The env options of a curriculum as its env plays it: the env section's, and its step limit. */
