@@ -75,6 +75,8 @@ const MAX_VARIANTS = 4;
 
 interface Episode {
   readonly start: EpisodeStart;
+  /** The gets of the listing's items, made once per episode (the listing is fixed). */
+  readonly gets: readonly string[];
   /** The `listed` commands, made once per episode. */
   readonly listed: readonly string[] | undefined;
   readonly taskId: string | undefined;
@@ -137,22 +139,22 @@ function listedCrafts(start: EpisodeStart, members: (tag: string, count: number)
  * Commands that would succeed now: `inventory`, the listed gets, and each listed recipe the
  * inventory can craft, with the held group members in place of a generic ingredient.
  */
-function succeeding(start: EpisodeStart): string[] {
+function succeeding(start: EpisodeStart, gets: readonly string[]): string[] {
   const { world, game } = start;
   const held = (tag: string, count: number) =>
     [...game.inventory.keys()].filter(
       (id) => world.groupTagOf.get(id) === tag && (game.inventory.get(id) ?? 0n) >= BigInt(count),
     );
   const crafts = listedCrafts(start, held).filter((command) => game.preview(command).executed);
-  return ['inventory', ...listedGets(start), ...crafts];
+  return ['inventory', ...gets, ...crafts];
 }
 
 /** Every command the listing names: `inventory`, the listed gets, each listed recipe with every group member in place of a generic ingredient. */
-function listed(start: EpisodeStart): string[] {
+function listed(start: EpisodeStart, gets: readonly string[]): string[] {
   const { world } = start;
   const members = (tag: string) =>
     [...world.groupTagOf].flatMap(([id, group]) => (group === tag ? [id] : [])).sort();
-  return ['inventory', ...listedGets(start), ...listedCrafts(start, members)];
+  return ['inventory', ...gets, ...listedCrafts(start, members)];
 }
 
 /**
@@ -179,7 +181,7 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextcraftEnv {
         ? []
         : admissibleActions === 'listed'
           ? [...current.listed!]
-          : succeeding(start);
+          : succeeding(start, current.gets);
     return {
       observation: shown(observation),
       admissibleActions: commands,
@@ -209,10 +211,12 @@ export function createTextcraftEnv(config?: TextcraftConfig): TextcraftEnv {
         goal !== undefined && commands !== undefined
           ? setup.listed({ goal, commands })
           : setup.start(seed, taskId);
+      const gets = listedGets(start);
       const fresh: Episode = {
         start,
+        gets,
         taskId,
-        listed: admissibleActions === 'listed' ? listed(start) : undefined,
+        listed: admissibleActions === 'listed' ? listed(start, gets) : undefined,
         steps: 0,
         last: undefined as never,
       };
