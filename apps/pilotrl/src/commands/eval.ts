@@ -33,6 +33,7 @@ import { readRunConfig } from '../run/run-dir';
 import { type RunEnv, runEnvsFor } from '../run/run-envs';
 import { loadRunPolicy } from '../run/run-policy';
 import { type EvalRecord, evalRecordOf } from '../run/run-records';
+import { evalSeedOf } from '../training/curriculum';
 import { turnZeroNotice } from '../training/turn-zero-notice';
 import type { CliIo } from './io';
 import { resolveConfig, withBackend } from './train';
@@ -260,7 +261,10 @@ function evalSession(options: EvalOptions, config: CurriculumConfig, envs: reado
           policy,
           {
             ...config.eval,
-            seed: 0,
+            // A model plays with the seed of the run's own evaluations: sampled (eval.temperature
+            // above 0), it draws as they did, and another `seed` in the config draws anew. Random
+            // play draws by the random policy's own seeds, 1..N, its rollouts seeded 0.
+            seed: options.random === undefined ? evalSeedOf(config) : 0,
             ...(search === undefined ? {} : { search: (env) => searchFor(search, policy, env) }),
           },
           { step: round, phase: 'eval' },
