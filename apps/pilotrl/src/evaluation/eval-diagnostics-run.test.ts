@@ -107,12 +107,15 @@ describe('an evaluation with diagnostics', () => {
     expect(record.diagnostics!.planFollow).toBeNull();
     expect(record.diagnostics!.revisions).not.toBeNull();
     expect(record.diagnostics!.errorsByTurn[0]).toMatchObject({ from: 1, to: 5 });
+    const { success } = record;
+    expect(record.diagnostics!.loops!.lostEpisodes).toBe(success.total - success.successes);
     expect(record.oraclePlan!.success.total).toBe(2);
     expect(lines.find((line) => line.startsWith('eval after'))).toMatch(
-      /valid_unseen \S+ \[\S+, \S+\] \(revisions\/ep \d\.\d\d, oracle plan \S+%\)/,
+      /valid_unseen \S+ \[\S+, \S+\] \(revisions\/ep \d\.\d\d, looping (?:\S+%|-), oracle plan \S+%\)/,
     );
     const html = readFileSync(join(out, 'report', 'index.html'), 'utf8');
     expect(html).toContain('<table id="diagnostics-table">');
+    expect(html).toContain('<th>looping turns</th>');
     expect(html).toMatch(/<tr><td>sft<\/td><td>valid_unseen<\/td><td>own<\/td>/);
     expect(html).toMatch(/<tr><td>sft<\/td><td>valid_unseen<\/td><td>oracle's<\/td>/);
   }, 120_000);

@@ -1,6 +1,6 @@
 // The diagnostics of an evaluation, on hand-made episodes: plan following read from the step
-// checks, revisions and the success with and without them, errors by turn position, and the lines
-// they are printed on.
+// checks, revisions and the success with and without them, looping turns, errors by turn position,
+// and the lines they are printed on.
 import type { Episode, PlanRevision, StepPass } from '@pilotrl/core';
 import { episodeRecord, turnRecord } from '@pilotrl/env-testkit/test';
 import { describe, expect, it } from 'vitest';
@@ -107,6 +107,42 @@ describe('revisions', () => {
   });
 });
 
+describe('looping turns', () => {
+  /** An episode walking between `places`: at each turn it is at one and goes to the next. */
+  const walk = (places: string[], won: boolean): Episode => {
+    const episode = checked(places.length - 1, [], undefined, { won });
+    episode.turns = places
+      .slice(0, -1)
+      .map((place, index) =>
+        turnRecord(index, `go to ${places[index + 1]}`, { observation: `You are at ${place}.` }),
+      );
+    return episode;
+  };
+
+  it('counts the commands played again from a state they were played from, and the lost episodes stuck in them', () => {
+    // A, B, A, B, A, B: the last three moves repeat ones made from the same place.
+    const stuck = walk(['A', 'B', 'A', 'B', 'A', 'B'], false);
+    // A, B, C, B, D: back at B it goes on to D, a command not played there before: no loop.
+    const searching = walk(['A', 'B', 'C', 'B', 'D'], false);
+    // Won after one repeat (A → B twice), which is fewer than the three that make an episode stuck.
+    const won = walk(['A', 'B', 'A', 'B', 'C'], true);
+    expect(evalDiagnostics([stuck, searching, won]).loops).toEqual({
+      turns: 5 + 4 + 4,
+      looping: 3 + 0 + 1,
+      rate: 4 / 13,
+      lostEpisodes: 2,
+      lostLooping: 1,
+    });
+    expect(evalDiagnostics([]).loops).toEqual({
+      turns: 0,
+      looping: 0,
+      rate: null,
+      lostEpisodes: 0,
+      lostLooping: 0,
+    });
+  });
+});
+
 describe('errors by turn', () => {
   it('gives the share of invalid or malformed commands in turns 1-5, 6-10, 11-15', () => {
     const long = checked(12, [], undefined);
@@ -141,7 +177,7 @@ describe('the eval record and its lines', () => {
 
   it('prints them on one line under the split, and the short ones in the trainer summary', () => {
     expect(diagnosticsLine(record.diagnostics!)).toBe(
-      'plan-follow 25.0% of 4 turns; revisions/ep 0.50; won revised 0.0% of 1, unrevised 100.0% of 1; errors by turn 1-5 0.0%',
+      'plan-follow 25.0% of 4 turns; revisions/ep 0.50; won revised 0.0% of 1, unrevised 100.0% of 1; looping 0.0% of 4 turns, lost with 3+ 0 of 1; errors by turn 1-5 0.0%',
     );
     const oraclePlan = {
       success: { successes: 2, total: 2, rate: 1, low: 0.34, high: 1 },
@@ -150,7 +186,7 @@ describe('the eval record and its lines', () => {
       diagnostics: record.diagnostics!,
     };
     expect(evalSummary([record, { ...record, split: 'valid_seen', oraclePlan }])).toBe(
-      'valid_unseen 50.0% [9.5%, 90.5%] (plan-follow 25.0%, revisions/ep 0.50); valid_seen 50.0% [9.5%, 90.5%] (plan-follow 25.0%, revisions/ep 0.50, oracle plan 100.0%)',
+      'valid_unseen 50.0% [9.5%, 90.5%] (plan-follow 25.0%, revisions/ep 0.50, looping 0.0%); valid_seen 50.0% [9.5%, 90.5%] (plan-follow 25.0%, revisions/ep 0.50, looping 0.0%, oracle plan 100.0%)',
     );
     const { diagnostics: _old, ...before } = record;
     expect(evalSummary([before])).toBe('valid_unseen 50.0% [9.5%, 90.5%]');
@@ -159,9 +195,9 @@ describe('the eval record and its lines', () => {
         .split('\n')
         .slice(3),
     ).toEqual([
-      '  plan-follow 25.0% of 4 turns; revisions/ep 0.50; won revised 0.0% of 1, unrevised 100.0% of 1; errors by turn 1-5 0.0%',
+      '  plan-follow 25.0% of 4 turns; revisions/ep 0.50; won revised 0.0% of 1, unrevised 100.0% of 1; looping 0.0% of 4 turns, lost with 3+ 0 of 1; errors by turn 1-5 0.0%',
       "  with the oracle's plan              100.0%  [34.0%, 100.0%]   2    2.0       0.0%",
-      '    plan-follow 25.0% of 4 turns; revisions/ep 0.50; won revised 0.0% of 1, unrevised 100.0% of 1; errors by turn 1-5 0.0%',
+      '    plan-follow 25.0% of 4 turns; revisions/ep 0.50; won revised 0.0% of 1, unrevised 100.0% of 1; looping 0.0% of 4 turns, lost with 3+ 0 of 1; errors by turn 1-5 0.0%',
       '',
     ]);
   });

@@ -1,9 +1,10 @@
 // What an evaluation's episodes say about why they missed, beside their success: whether the
 // commands carried out the plan (where the env's step checks ran), how often plans were revised and
-// how revised episodes fared, and how the share of invalid or malformed commands grows along the
-// episode. Computed from the episodes alone, so a record read back, or a file of episodes, gives the
+// how revised episodes fared, how often a command was played again from a state it was played
+// from before (a loop), and how the share of invalid or malformed commands grows along the episode. Computed from the episodes alone, so a record read back, or a file of episodes, gives the
 // same figures.
 import { type Episode, formatPercent, type PlanRevision } from '@pilotrl/core';
+import { loopingTurns } from '@pilotrl/rewards';
 import { z } from 'zod';
 
 const count = z.number().int().nonnegative();
@@ -34,6 +35,22 @@ export const revisionStatsSchema = z.object({
 });
 export type RevisionStats = z.infer<typeof revisionStatsSchema>;
 
+export const loopStatsSchema = z.object({
+  /** Turns that played a command. */
+  turns: count,
+  /** Of those, the turns whose command the episode had played from the same state before (what `loop_penalty` charges). */
+  looping: count,
+  /** `looping / turns`. */
+  rate: share,
+  /** Lost episodes, and those of them with at least `LOOPING_EPISODE` looping turns. */
+  lostEpisodes: count,
+  lostLooping: count,
+});
+export type LoopStats = z.infer<typeof loopStatsSchema>;
+
+/** Looping turns from which a lost episode counts as stuck in a loop. */
+export const LOOPING_EPISODE = 3;
+
 export const turnErrorsSchema = z.object({
   /** The bucket's first and last turn, counted from 1 (1-5, 6-10, ...). */
   from: z.number().int().positive(),
@@ -51,6 +68,8 @@ export const evalDiagnosticsSchema = z.object({
   planFollow: planFollowSchema.nullable(),
   /** Null where no episode was played by an AdaPlan agent. */
   revisions: revisionStatsSchema.nullable(),
+  /** Absent in records written before it was measured. */
+  loops: loopStatsSchema.optional(),
   /** By turn position, in buckets of `TURN_BUCKET` turns; empty when no turn was played. */
   errorsByTurn: z.array(turnErrorsSchema),
 });
@@ -67,6 +86,7 @@ export function evalDiagnostics(episodes: readonly Episode[]): EvalDiagnostics {
   return {
     planFollow: planFollowOf(planned),
     revisions: planned.length === 0 ? null : revisionStatsOf(planned),
+    loops: loopStatsOf(episodes),
     errorsByTurn: errorsByTurnOf(episodes),
   };
 }
@@ -126,6 +146,23 @@ function revisionStatsOf(planned: readonly Episode[]): RevisionStats {
   };
 }
 
+function loopStatsOf(episodes: readonly Episode[]): LoopStats {
+  let turns = 0;
+  let looping = 0;
+  let lostEpisodes = 0;
+  let lostLooping = 0;
+  for (const episode of episodes) {
+    const loops = loopingTurns(episode).filter(Boolean).length;
+    turns += episode.turns.filter((turn) => turn.action !== null).length;
+    looping += loops;
+    if (!episode.won) {
+      lostEpisodes += 1;
+      if (loops >= LOOPING_EPISODE) lostLooping += 1;
+    }
+  }
+  return { turns, looping, rate: ratio(looping, turns), lostEpisodes, lostLooping };
+}
+
 function errorsByTurnOf(episodes: readonly Episode[]): TurnErrors[] {
   const buckets: { turns: number; errors: number }[] = [];
   for (const turn of episodes.flatMap((episode) => episode.turns)) {
@@ -152,12 +189,13 @@ export function diagnosticsSummary(diagnostics: EvalDiagnostics): string[] {
     ...(diagnostics.revisions === null
       ? []
       : [`revisions/ep ${diagnostics.revisions.perEpisode.toFixed(2)}`]),
+    ...(diagnostics.loops === undefined ? [] : [`looping ${percentOrDash(diagnostics.loops.rate)}`]),
   ];
 }
 
 /** Every figure on one line, as `pilotrl eval` prints it under a split. */
 export function diagnosticsLine(diagnostics: EvalDiagnostics): string {
-  const { planFollow, revisions, errorsByTurn } = diagnostics;
+  const { planFollow, revisions, loops, errorsByTurn } = diagnostics;
   const won = (o: z.infer<typeof outcomeSchema>) => `${percentOrDash(o.rate)} of ${o.episodes}`;
   return [
     ...(planFollow === null
@@ -168,6 +206,11 @@ export function diagnosticsLine(diagnostics: EvalDiagnostics): string {
       : [
           `revisions/ep ${revisions.perEpisode.toFixed(2)}`,
           `won revised ${won(revisions.revised)}, unrevised ${won(revisions.unrevised)}`,
+        ]),
+    ...(loops === undefined
+      ? []
+      : [
+          `looping ${percentOrDash(loops.rate)} of ${loops.turns} turns, lost with ${LOOPING_EPISODE}+ ${loops.lostLooping} of ${loops.lostEpisodes}`,
         ]),
     ...(errorsByTurn.length === 0
       ? []

@@ -246,7 +246,8 @@ function evalTable(records: readonly EvalRecord[]): string {
 
 /**
  * What explains a miss, by phase and split: the plan-follow rate, revisions per episode and the
- * success of episodes with and without one, and the share of invalid or malformed commands by turn;
+ * success of episodes with and without one, the share of looping turns, and the share of invalid or
+ * malformed commands by turn;
  * a split played with the oracle's plans (`eval.oraclePlan`) on a row of its own.
  */
 function diagnosticsTable(records: readonly EvalRecord[]): string {
@@ -277,10 +278,13 @@ function diagnosticsTable(records: readonly EvalRecord[]): string {
       d.revisions === null
         ? '<td>-</td><td>-</td><td>-</td>'
         : `<td>${d.revisions.perEpisode.toFixed(2)}</td>${outcome(d.revisions.revised)}${outcome(d.revisions.unrevised)}`
-    }${Array.from({ length: buckets }, (_, index) => {
-      const bucket = d.errorsByTurn[index];
-      return bucket === undefined ? '<td>-</td>' : share(bucket.rate, `of ${bucket.turns}`);
-    }).join('')}`;
+    }${d.loops === undefined ? '<td>-</td>' : share(d.loops.rate, `of ${d.loops.turns} turns`)}${Array.from(
+      { length: buckets },
+      (_, index) => {
+        const bucket = d.errorsByTurn[index];
+        return bucket === undefined ? '<td>-</td>' : share(bucket.rate, `of ${bucket.turns}`);
+      },
+    ).join('')}`;
   const body = rows
     .map(
       ({ record: e, plans, success, diagnostics }) =>
@@ -291,7 +295,7 @@ function diagnosticsTable(records: readonly EvalRecord[]): string {
     { length: buckets },
     (_, index) => `<th>errors, turns ${index * TURN_BUCKET + 1}-${(index + 1) * TURN_BUCKET}</th>`,
   ).join('');
-  return `<table id="diagnostics-table"><tr><th>after phase</th>${mixture ? '<th>env</th>' : ''}<th>split</th><th>plans</th><th>success</th><th>plan-follow</th><th>revisions/episode</th><th>success, revised</th><th>success, not revised</th>${bucketHeads}</tr>${body}</table>`;
+  return `<table id="diagnostics-table"><tr><th>after phase</th>${mixture ? '<th>env</th>' : ''}<th>split</th><th>plans</th><th>success</th><th>plan-follow</th><th>revisions/episode</th><th>success, revised</th><th>success, not revised</th><th>looping turns</th>${bucketHeads}</tr>${body}</table>`;
 }
 
 /** The metrics lines whose evaluation the reward-hacking watch flagged. */
@@ -382,7 +386,7 @@ ${watchSection(config, metrics, evals)}
 <h2>Success by phase, split and task type</h2>
 ${evalTable(phaseEvals(evals))}
 <h2>Why episodes missed: diagnostics by phase and split</h2>
-<p class="muted">Plan-follow: the share of an AdaPlan agent's turns whose command carried out the plan step marked next, where the env's step checks ran (plans in its plan-step vocabulary). Revisions: plans after the first that changed the plan. Errors: the share of turns whose command was invalid or malformed. Plans "oracle's": the split played with the env oracle's plan given (<code>eval.oraclePlan</code>), the act policy's ceiling.</p>
+<p class="muted">Plan-follow: the share of an AdaPlan agent's turns whose command carried out the plan step marked next, where the env's step checks ran (plans in its plan-step vocabulary). Revisions: plans after the first that changed the plan. Looping turns: the share of turns whose command the episode had played from the same state (observation and commands) before. Errors: the share of turns whose command was invalid or malformed. Plans "oracle's": the split played with the env oracle's plan given (<code>eval.oraclePlan</code>), the act policy's ceiling.</p>
 ${diagnosticsTable(phaseEvals(evals))}
 <h2>Charts</h2>
 ${figures.length > 0 ? figures.join('\n') : '<p class="muted">No metrics yet.</p>'}
