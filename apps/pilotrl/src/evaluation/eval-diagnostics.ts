@@ -1,8 +1,9 @@
 // What an evaluation's episodes say about why they missed, beside their success: whether the
 // commands carried out the plan (where the env's step checks ran), how often plans were revised and
 // how revised episodes fared, how often a command was played again from a state it was played
-// from before (a loop), and how the share of invalid or malformed commands grows along the episode. Computed from the episodes alone, so a record read back, or a file of episodes, gives the
-// same figures.
+// from before (a loop), and how the share of invalid or malformed commands grows along the episode.
+// Computed from the episodes alone, so a record read back, or a file of episodes, gives the same
+// figures.
 import { type Episode, formatPercent, type PlanRevision } from '@pilotrl/core';
 import { loopingTurns } from '@pilotrl/rewards';
 import { z } from 'zod';

@@ -8,8 +8,9 @@ describe('runEnvsFor', () => {
     const preset = presets['babyai-quick']!;
     const withLimit = (maxSteps: number) =>
       runEnvsFor(parseConfig({ ...preset, env: { ...preset.env, maxSteps } }, 'test'))[0]!;
-    const [task] = await withLimit(40).provider.tasks.tasks('valid_seen', { offset: 0, limit: 1 });
-    const solution = await withLimit(40).provider.tasks.oracle!(task!);
+    const { tasks } = withLimit(40).provider;
+    const [task] = await tasks.tasks('valid_seen', { offset: 0, limit: 1 });
+    const solution = await tasks.oracle!(task!);
     expect(solution.actions.length).toBeGreaterThan(2);
     expect(solution.actions.length).toBeLessThanOrEqual(40);
     // The same task under a limit shorter than its solution: the oracle says it finds no win within it.
